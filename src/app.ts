@@ -1,0 +1,82 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { AccountService } from './accounts/service.js';
+import type { Config } from './config.js';
+import type { Storage } from './db/connection.js';
+import { ErrorBody, registerErrorHandling } from './http/errors.js';
+import { registerHealthRoutes } from './http/health.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { registerValidation } from './http/validation.js';
+import { ArticleService } from './portal/articles/service.js';
+import { CategoryService } from './portal/categories/service.js';
+import { IssueService } from './portal/issues/service.js';
+import { PublicationService } from './portal/publications/service.js';
+import { portalRoutes, portalSchemas } from './portal/routes.js';
+
+export interface AppDeps {
+  config: Config;
+  storage: Storage;
+  /** Log requests (JSON lines, at config.logLevel). Off in tests. */
+  logRequests?: boolean;
+}
+
+export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
+
+/** The one composition root: builds every service from its dependencies and mounts both APIs. */
+export async function buildApp({ config, storage, logRequests = true }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logRequests
+      ? {
+          level: config.logLevel,
+          redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+        }
+      : false,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+  });
+  app.decorateRequest('principal', null);
+  registerValidation(app);
+  registerJsonBodyParser(app);
+  registerErrorHandling(app);
+  app.addSchema(ErrorBody);
+  for (const schema of portalSchemas) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Masthead',
+        version: '1.0.0',
+        description: 'The Publication Portal API (/api/portal/v1) and the Lead Email Generation API (/api/client).',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  registerHealthRoutes(app, storage);
+
+  const { db, dialect } = storage;
+  const accounts = new AccountService(db);
+  const publications = new PublicationService(db);
+  await app.register(portalRoutes, {
+    prefix: '/api/portal/v1',
+    accounts,
+    publications,
+    articles: new ArticleService(db, dialect, publications),
+    categories: new CategoryService(db, publications),
+    issues: new IssueService(db, publications),
+  });
+
+  return app;
+}

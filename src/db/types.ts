@@ -1,0 +1,113 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+// Timestamps are stored as ISO 8601 UTC text (`2026-01-31T12:00:00.000Z`) in both dialects: they sort as text
+// and read back identically from SQLite and PostgreSQL. Booleans are stored as 0/1 integers for the same reason.
+
+export interface AccountTable {
+  id: Generated<number>;
+  name: string;
+  plan: 'free' | 'pro' | 'business';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  firstname: string;
+  lastname: string;
+  password_hash: string | null;
+  /** `owner` holds the whole account; `client` is a sub-user with roles per publication. */
+  kind: 'owner' | 'client';
+  sign_in_count: ColumnType<number, number | undefined, number>;
+  last_seen_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** The first characters of the key, shown in listings so a user can tell keys apart. */
+  prefix: string;
+  /** SHA-256 (hex) of the whole key; the key itself is never stored. */
+  key_hash: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface PublicationTable {
+  id: Generated<number>;
+  account_id: number;
+  app_id: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CategoryTable {
+  id: Generated<number>;
+  publication_id: number;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IssueTable {
+  id: Generated<number>;
+  publication_id: number;
+  name: string;
+  date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ArticleTable {
+  id: Generated<number>;
+  publication_id: number;
+  title: string;
+  info: string | null;
+  html: string | null;
+  /** JSON text of a hash. */
+  assets: string | null;
+  cover: string | null;
+  date: string | null;
+  unlock_type: string;
+  issue_id: number | null;
+  position: number | null;
+  visible: number;
+  rss_feed_id: number | null;
+  source: string | null;
+  author_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ArticleCategoryTable {
+  article_id: number;
+  category_id: number;
+}
+
+export interface Database {
+  accounts: AccountTable;
+  users: UserTable;
+  api_keys: ApiKeyTable;
+  publications: PublicationTable;
+  categories: CategoryTable;
+  issues: IssueTable;
+  articles: ArticleTable;
+  article_categories: ArticleCategoryTable;
+}
+
+export type Account = Selectable<AccountTable>;
+export type User = Selectable<UserTable>;
+export type Publication = Selectable<PublicationTable>;
+export type CategoryRow = Selectable<CategoryTable>;
+export type IssueRow = Selectable<IssueTable>;
+export type ArticleRow = Selectable<ArticleTable>;
+export type NewArticle = Insertable<ArticleTable>;
+export type ArticleChanges = Updateable<ArticleTable>;

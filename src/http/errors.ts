@@ -1,0 +1,106 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { AppError, type ErrorCode, type FieldProblem } from '../errors.js';
+
+const STATUS_OF: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+};
+
+const CODE_OF_STATUS: Record<number, ErrorCode> = Object.fromEntries(
+  Object.entries(STATUS_OF).map(([code, status]) => [status, code as ErrorCode]),
+);
+
+/** The one error body of both APIs (OpenAPI). */
+export const ErrorBody = Type.Object(
+  {
+    success: Type.Literal(false),
+    status: Type.Literal('error'),
+    error: Type.String({ description: 'stable machine code, e.g. not_found' }),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    request_id: Type.Optional(Type.String()),
+  },
+  { $id: 'ErrorBody', description: 'The error shape of every failure' },
+);
+
+export function errorBody(code: ErrorCode, message: string, details: FieldProblem[] = []) {
+  return { success: false as const, status: 'error' as const, error: code, message, details };
+}
+
+interface AjvProblem {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns ajv's problems into our field problems: `/title` must be string, `/articles/3/title` is required... */
+function fieldProblems(context: string | undefined, problems: AjvProblem[]): FieldProblem[] {
+  return problems.map((problem) => {
+    let path = problem.instancePath;
+    if (problem.keyword === 'required') path += `/${String(problem.params.missingProperty)}`;
+    const message =
+      problem.keyword === 'required'
+        ? 'is required'
+        : problem.keyword === 'enum'
+          ? `must be one of ${(problem.params.allowedValues as unknown[]).join(', ')}`
+          : (problem.message ?? 'is invalid');
+    const prefix = context && context !== 'body' ? `/${context}` : '';
+    return { path: `${prefix}${path}` || '/', message };
+  });
+}
+
+function describe(problem: FieldProblem): string {
+  const where = problem.path === '/' ? 'the body' : problem.path.slice(1).replaceAll('/', '.');
+  return `${where} ${problem.message}`;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      return reply.code(STATUS_OF[error.code]).send(errorBody(error.code, error.message, error.details));
+    }
+    if (error.validation) {
+      const details = fieldProblems(error.validationContext, error.validation as AjvProblem[]);
+      const problem = details[0];
+      const message = problem ? describe(problem) : 'The request is invalid';
+      return reply.code(400).send(errorBody('validation_failed', message, details));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const code = CODE_OF_STATUS[status] ?? 'validation_failed';
+      const message = clientErrorMessage(error);
+      if (status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
+      return reply.code(status).send(errorBody(code, message));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply
+      .code(500)
+      .send({ ...errorBody('internal', 'Something went wrong on our side; quote the request id when reporting it'), request_id: request.id });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody('not_found', `Route ${request.method} ${request.url.split('?')[0]} was not found`));
+  });
+}
+
+function clientErrorMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'The request body is larger than this endpoint accepts';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Send the body as application/json';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The body is empty; send a JSON object';
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,161 @@
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { Dialect } from '../../db/connection.js';
+import type { ArticleChanges, ArticleRow, Database, NewArticle } from '../../db/types.js';
+import type { ArticleOrderField } from './schemas.js';
+
+export interface ArticleFilter {
+  publicationId: number;
+  issueId?: number;
+  /** Words that must each start a word of the title or info. */
+  words?: string[];
+}
+
+export interface ArticleOrder {
+  field: ArticleOrderField;
+  direction: 'asc' | 'desc';
+}
+
+export interface CategoryRef {
+  id: number;
+  name: string;
+}
+
+type ArticleSelect = SelectQueryBuilder<Database, 'articles', object>;
+
+export class ArticleQueries {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  find(publicationId: number, id: number): Promise<ArticleRow | undefined> {
+    return this.db
+      .selectFrom('articles')
+      .selectAll()
+      .where('id', '=', id)
+      .where('publication_id', '=', publicationId)
+      .executeTakeFirst();
+  }
+
+  async count(filter: ArticleFilter): Promise<number> {
+    const row = await this.filtered(filter)
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow();
+    return Number(row.total);
+  }
+
+  /**
+   * One window of articles. The window's ids are found first on the narrow indexes, then only those rows are read,
+   * so a deep offset skips index entries rather than whole articles.
+   */
+  async window(filter: ArticleFilter, order: ArticleOrder, limit: number, offset: number): Promise<ArticleRow[]> {
+    const ids = (
+      await this.filtered(filter)
+        .select('articles.id')
+        .orderBy(`articles.${order.field}`, (ob) => (order.direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
+        .orderBy('articles.id', order.direction)
+        .limit(limit)
+        .offset(offset)
+        .execute()
+    ).map((row) => row.id);
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('articles').selectAll().where('id', 'in', ids).execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id)).filter((row): row is ArticleRow => row !== undefined);
+  }
+
+  private filtered(filter: ArticleFilter): ArticleSelect {
+    let query: ArticleSelect = this.db.selectFrom('articles').where('articles.publication_id', '=', filter.publicationId);
+    if (filter.issueId !== undefined) query = query.where('articles.issue_id', '=', filter.issueId);
+    if (filter.words && filter.words.length > 0) query = query.where(this.matches(filter.words));
+    return query;
+  }
+
+  private matches(words: string[]) {
+    if (this.dialect === 'postgres') {
+      const tsquery = words.map((word) => `${word}:*`).join(' & ');
+      return sql<boolean>`to_tsvector('simple', coalesce(articles.title, '') || ' ' || coalesce(articles.info, ''))
+        @@ to_tsquery('simple', ${tsquery})`;
+    }
+    const match = words.map((word) => `"${word}"*`).join(' ');
+    return sql<boolean>`articles.id in (select rowid from articles_fts where articles_fts match ${match})`;
+  }
+
+  async categoriesOf(articleIds: number[]): Promise<Map<number, CategoryRef[]>> {
+    const byArticle = new Map<number, CategoryRef[]>();
+    if (articleIds.length === 0) return byArticle;
+    const rows = await this.db
+      .selectFrom('article_categories')
+      .innerJoin('categories', 'categories.id', 'article_categories.category_id')
+      .select(['article_categories.article_id', 'categories.id', 'categories.name'])
+      .where('article_categories.article_id', 'in', articleIds)
+      .orderBy('categories.id')
+      .execute();
+    for (const row of rows) {
+      const list = byArticle.get(row.article_id) ?? [];
+      list.push({ id: row.id, name: row.name });
+      byArticle.set(row.article_id, list);
+    }
+    return byArticle;
+  }
+
+  /** The ids among `ids` that are categories of the publication. */
+  async existingCategoryIds(publicationId: number, ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('categories')
+      .select('id')
+      .where('publication_id', '=', publicationId)
+      .where('id', 'in', ids)
+      .execute();
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async existingIssueIds(publicationId: number, ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('issues')
+      .select('id')
+      .where('publication_id', '=', publicationId)
+      .where('id', 'in', ids)
+      .execute();
+    return new Set(rows.map((row) => row.id));
+  }
+}
+
+/** Writes run inside a transaction, so they take the transaction's handle. */
+export async function insertArticle(db: Kysely<Database>, values: NewArticle, categoryIds: number[]): Promise<number> {
+  const { id } = await db.insertInto('articles').values(values).returning('id').executeTakeFirstOrThrow();
+  await setArticleCategories(db, id, categoryIds);
+  return id;
+}
+
+export async function updateArticle(
+  db: Kysely<Database>,
+  id: number,
+  changes: ArticleChanges,
+  categoryIds: number[] | undefined,
+): Promise<void> {
+  await db.updateTable('articles').set(changes).where('id', '=', id).execute();
+  if (categoryIds !== undefined) {
+    await db.deleteFrom('article_categories').where('article_id', '=', id).execute();
+    await setArticleCategories(db, id, categoryIds);
+  }
+}
+
+async function setArticleCategories(db: Kysely<Database>, articleId: number, categoryIds: number[]): Promise<void> {
+  if (categoryIds.length === 0) return;
+  await db
+    .insertInto('article_categories')
+    .values(categoryIds.map((categoryId) => ({ article_id: articleId, category_id: categoryId })))
+    .execute();
+}
+
+export async function deleteArticle(db: Kysely<Database>, publicationId: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('articles')
+    .where('id', '=', id)
+    .where('publication_id', '=', publicationId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,0 +1,249 @@
+import type { Kysely } from 'kysely';
+import type { Principal } from '../../accounts/service.js';
+import { sanitizeArticleHtml } from '../../content/sanitize.js';
+import type { Dialect } from '../../db/connection.js';
+import type { ArticleChanges, ArticleRow, Database, NewArticle, Publication } from '../../db/types.js';
+import { type FieldProblem, notFound, validationError } from '../../errors.js';
+import { nowIso, parseDateInput, toPortalTimestamp } from '../../time.js';
+import type { PublicationService } from '../publications/service.js';
+import { type ArticleFilter, ArticleQueries, type CategoryRef, deleteArticle, insertArticle, updateArticle } from './queries.js';
+import type {
+  ArticleCreateInput,
+  ArticleListOptions,
+  ArticlePageOptions,
+  ArticleUpdateInput,
+  ArticleView,
+  FlexPdfArticleInput,
+} from './schemas.js';
+
+/** The plain list returns at most this many articles; the page endpoint walks through any number. */
+export const LIST_LIMIT = 1000;
+const MAX_ASSETS_BYTES = 64 * 1024;
+const MAX_SEARCH_WORDS = 8;
+
+export class ArticleService {
+  private readonly queries: ArticleQueries;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    dialect: Dialect,
+    private readonly publications: PublicationService,
+  ) {
+    this.queries = new ArticleQueries(db, dialect);
+  }
+
+  async list(principal: Principal, appId: string, options: ArticleListOptions) {
+    const publication = await this.publications.findVisible(principal, appId);
+    const filter: ArticleFilter = { publicationId: publication.id, issueId: options.issue_id };
+    const [rows, total] = await Promise.all([
+      this.queries.window(filter, orderOf(options), LIST_LIMIT, 0),
+      this.queries.count(filter),
+    ]);
+    return { articles: await this.present(rows), total };
+  }
+
+  async page(principal: Principal, appId: string, page: number, options: ArticlePageOptions) {
+    const publication = await this.publications.findVisible(principal, appId);
+    const perPage = options.per_page ?? 20;
+    const filter: ArticleFilter = {
+      publicationId: publication.id,
+      issueId: options.issue_id,
+      words: searchWords(options.filter),
+    };
+    const [rows, total] = await Promise.all([
+      this.queries.window(filter, orderOf(options), perPage, (page - 1) * perPage),
+      this.queries.count(filter),
+    ]);
+    return { records: await this.present(rows), total, perPage };
+  }
+
+  async get(principal: Principal, appId: string, id: number): Promise<ArticleView> {
+    const publication = await this.publications.findVisible(principal, appId);
+    return this.presentOne(await this.findIn(publication, id));
+  }
+
+  async create(principal: Principal, appId: string, input: ArticleCreateInput): Promise<ArticleView> {
+    const publication = await this.publications.findVisible(principal, appId);
+    const categoryIds = input.category_ids ?? [];
+    await this.checkReferences(publication, [{ categoryIds, issueId: input.issue_id ?? null }]);
+    const values = newArticle(publication, principal, input, input.source ?? null);
+    const id = await this.db.transaction().execute((trx) => insertArticle(trx, values, categoryIds));
+    return this.presentOne(await this.findIn(publication, id));
+  }
+
+  async update(principal: Principal, appId: string, id: number, input: ArticleUpdateInput): Promise<ArticleView> {
+    const publication = await this.publications.findVisible(principal, appId);
+    await this.findIn(publication, id);
+    await this.checkReferences(publication, [{ categoryIds: input.category_ids ?? [], issueId: input.issue_id ?? null }]);
+    const changes: ArticleChanges = { updated_at: nowIso() };
+    if (input.title !== undefined) changes.title = input.title;
+    if (input.info !== undefined) changes.info = input.info;
+    if (input.html !== undefined) changes.html = cleanHtml(input.html);
+    if (input.assets !== undefined) changes.assets = assetsText(input.assets);
+    if (input.date !== undefined) changes.date = dateValue(input.date, '/date');
+    if (input.cover !== undefined) changes.cover = coverValue(input.cover, '/cover');
+    if (input.issue_id !== undefined) changes.issue_id = input.issue_id;
+    if (input.unlock_type !== undefined) changes.unlock_type = input.unlock_type;
+    if (input.position !== undefined) changes.position = input.position;
+    if (input.visible !== undefined) changes.visible = input.visible ? 1 : 0;
+    await this.db.transaction().execute((trx) => updateArticle(trx, id, changes, input.category_ids));
+    return this.presentOne(await this.findIn(publication, id));
+  }
+
+  async remove(principal: Principal, appId: string, id: number): Promise<void> {
+    const publication = await this.publications.findVisible(principal, appId);
+    if (!(await deleteArticle(this.db, publication.id, id))) throw notFound(`Article ${id}`);
+  }
+
+  /** Creates every article or none: a bad entry fails the whole import, naming its index. */
+  async importMany(principal: Principal, appId: string, items: FlexPdfArticleInput[]): Promise<ArticleView[]> {
+    const publication = await this.publications.findVisible(principal, appId);
+    await this.checkReferences(
+      publication,
+      items.map((item) => ({ categoryIds: [], issueId: item.issue_id ?? null })),
+      (index) => `/articles/${index}`,
+    );
+    const values = items.map((item, index) =>
+      newArticle(publication, principal, item, item.source ?? 'flexpdf', `/articles/${index}`),
+    );
+    const ids = await this.db.transaction().execute(async (trx) => {
+      const created: number[] = [];
+      for (const value of values) created.push(await insertArticle(trx, value, []));
+      return created;
+    });
+    const rows = await this.db.selectFrom('articles').selectAll().where('id', 'in', ids).orderBy('id').execute();
+    return this.present(rows);
+  }
+
+  private async findIn(publication: Publication, id: number): Promise<ArticleRow> {
+    const row = await this.queries.find(publication.id, id);
+    if (!row) throw notFound(`Article ${id}`);
+    return row;
+  }
+
+  /** Categories and issues named by articles must be the publication's own. */
+  private async checkReferences(
+    publication: Publication,
+    references: { categoryIds: number[]; issueId: number | null }[],
+    pathOf: (index: number) => string = () => '',
+  ): Promise<void> {
+    const categoryIds = [...new Set(references.flatMap((reference) => reference.categoryIds))];
+    const issueIds = [...new Set(references.flatMap((reference) => (reference.issueId === null ? [] : [reference.issueId])))];
+    const [categories, issues] = await Promise.all([
+      this.queries.existingCategoryIds(publication.id, categoryIds),
+      this.queries.existingIssueIds(publication.id, issueIds),
+    ]);
+    const problems: FieldProblem[] = [];
+    references.forEach((reference, index) => {
+      const unknownCategory = reference.categoryIds.find((id) => !categories.has(id));
+      if (unknownCategory !== undefined) {
+        problems.push({ path: `${pathOf(index)}/category_ids`, message: `names ${unknownCategory}, which is not a category of this publication` });
+      }
+      if (reference.issueId !== null && !issues.has(reference.issueId)) {
+        problems.push({ path: `${pathOf(index)}/issue_id`, message: `${reference.issueId} is not an issue of this publication` });
+      }
+    });
+    if (problems.length > 0) throw validationError(problems);
+  }
+
+  private async present(rows: ArticleRow[]): Promise<ArticleView[]> {
+    const categories = await this.queries.categoriesOf(rows.map((row) => row.id));
+    return rows.map((row) => presentArticle(row, categories.get(row.id) ?? []));
+  }
+
+  private async presentOne(row: ArticleRow): Promise<ArticleView> {
+    return (await this.present([row]))[0]!;
+  }
+}
+
+function newArticle(
+  publication: Publication,
+  principal: Principal,
+  input: Partial<ArticleCreateInput>,
+  source: string | null,
+  path = '',
+): NewArticle {
+  const now = nowIso();
+  return {
+    publication_id: publication.id,
+    title: input.title!,
+    info: input.info ?? null,
+    html: input.html == null ? null : cleanHtml(input.html),
+    assets: null,
+    cover: input.cover == null ? null : coverValue(input.cover, `${path}/cover`),
+    date: input.date == null ? null : dateValue(input.date, `${path}/date`),
+    unlock_type: input.unlock_type ?? 'free',
+    issue_id: input.issue_id ?? null,
+    position: input.position ?? null,
+    visible: 1,
+    rss_feed_id: null,
+    source,
+    author_id: principal.userId,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+function cleanHtml(html: string | null): string | null {
+  return html === null ? null : sanitizeArticleHtml(html);
+}
+
+function dateValue(text: string | null, path: string): string | null {
+  if (text === null) return null;
+  const iso = parseDateInput(text);
+  if (!iso) throw validationError([{ path, message: 'must be a date: YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or ISO 8601' }]);
+  return iso;
+}
+
+function coverValue(cover: string | null, path: string): string | null {
+  if (cover === null) return null;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(cover.trim())?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') {
+    throw validationError([{ path, message: 'must be an http or https URL, or a relative path' }]);
+  }
+  return cover.trim();
+}
+
+function assetsText(assets: Record<string, unknown> | null): string | null {
+  if (assets === null) return null;
+  const text = JSON.stringify(assets);
+  if (Buffer.byteLength(text) > MAX_ASSETS_BYTES) {
+    throw validationError([{ path: '/assets', message: `must be at most ${MAX_ASSETS_BYTES / 1024} KiB of JSON` }]);
+  }
+  return text;
+}
+
+function orderOf(options: { order_by?: ArticleListOptions['order_by']; order_dir?: 'asc' | 'desc' }) {
+  return { field: options.order_by ?? 'id', direction: options.order_dir ?? 'desc' } as const;
+}
+
+/** The words of a text filter, lower-cased letters and digits only, so they are safe in any full-text syntax. */
+export function searchWords(filter: string | undefined): string[] | undefined {
+  if (!filter) return undefined;
+  const words = filter.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.length === 0 ? undefined : words.slice(0, MAX_SEARCH_WORDS);
+}
+
+export function presentArticle(row: ArticleRow, categories: CategoryRef[]): ArticleView {
+  return {
+    id: row.id,
+    title: row.title,
+    info: row.info,
+    html: row.html,
+    assets: row.assets === null ? null : (JSON.parse(row.assets) as Record<string, unknown>),
+    cover: row.cover,
+    date: toPortalTimestamp(row.date),
+    unlock_type: row.unlock_type,
+    categories: categories.map((category) => category.name),
+    category_ids: categories.map((category) => category.id),
+    publication_id: row.publication_id,
+    issue_id: row.issue_id,
+    position: row.position,
+    visible: row.visible === 1,
+    rss_feed_id: row.rss_feed_id,
+    source: row.source,
+    author_id: row.author_id,
+    created_at: toPortalTimestamp(row.created_at),
+    updated_at: toPortalTimestamp(row.updated_at),
+  };
+}

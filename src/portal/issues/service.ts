@@ -1,0 +1,80 @@
+import type { Kysely } from 'kysely';
+import type { Principal } from '../../accounts/service.js';
+import type { Database, IssueRow } from '../../db/types.js';
+import { invalidField, notFound } from '../../errors.js';
+import { nowIso, parseDateInput, toPortalTimestamp } from '../../time.js';
+import type { PublicationService } from '../publications/service.js';
+
+export interface IssueInput {
+  name?: string;
+  date?: string | null;
+}
+
+/** Magazine issues of a publication; articles may belong to one. */
+export class IssueService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly publications: PublicationService,
+  ) {}
+
+  async list(principal: Principal, appId: string): Promise<IssueRow[]> {
+    const publication = await this.publications.findVisible(principal, appId);
+    return this.db.selectFrom('issues').selectAll().where('publication_id', '=', publication.id).orderBy('id', 'desc').execute();
+  }
+
+  async get(principal: Principal, appId: string, id: number): Promise<IssueRow> {
+    const publication = await this.publications.findVisible(principal, appId);
+    return this.find(publication.id, id);
+  }
+
+  async create(principal: Principal, appId: string, input: IssueInput & { name: string }): Promise<IssueRow> {
+    const publication = await this.publications.findVisible(principal, appId);
+    const now = nowIso();
+    return this.db
+      .insertInto('issues')
+      .values({ publication_id: publication.id, name: input.name.trim(), date: issueDate(input.date), created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async update(principal: Principal, appId: string, id: number, input: IssueInput): Promise<IssueRow> {
+    const publication = await this.publications.findVisible(principal, appId);
+    await this.find(publication.id, id);
+    const changes: { name?: string; date?: string | null; updated_at: string } = { updated_at: nowIso() };
+    if (input.name !== undefined) changes.name = input.name.trim();
+    if (input.date !== undefined) changes.date = issueDate(input.date);
+    await this.db.updateTable('issues').set(changes).where('id', '=', id).execute();
+    return this.find(publication.id, id);
+  }
+
+  /** Deleting an issue leaves its articles in place, outside any issue. */
+  async remove(principal: Principal, appId: string, id: number): Promise<void> {
+    const publication = await this.publications.findVisible(principal, appId);
+    const result = await this.db.deleteFrom('issues').where('id', '=', id).where('publication_id', '=', publication.id).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw notFound(`Issue ${id}`);
+  }
+
+  private async find(publicationId: number, id: number): Promise<IssueRow> {
+    const row = await this.db.selectFrom('issues').selectAll().where('id', '=', id).where('publication_id', '=', publicationId).executeTakeFirst();
+    if (!row) throw notFound(`Issue ${id}`);
+    return row;
+  }
+}
+
+function issueDate(text: string | null | undefined): string | null {
+  if (text === undefined || text === null) return null;
+  const iso = parseDateInput(text);
+  if (!iso) throw invalidField('/date', 'must be a date: YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or ISO 8601');
+  return iso;
+}
+
+export function presentIssue(row: IssueRow) {
+  return {
+    id: row.id,
+    publication_id: row.publication_id,
+    name: row.name,
+    date: toPortalTimestamp(row.date),
+    created_at: toPortalTimestamp(row.created_at),
+    updated_at: toPortalTimestamp(row.updated_at),
+  };
+}

@@ -1,0 +1,32 @@
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** The portal's timestamp shape: `YYYY-MM-DD HH:MM:SS`, UTC. */
+export function toPortalTimestamp(iso: string): string;
+export function toPortalTimestamp(iso: string | null): string | null;
+export function toPortalTimestamp(iso: string | null): string | null {
+  if (iso === null) return null;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+const DATE_INPUT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Reads a date given as `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]` or ISO 8601 with an optional offset (no offset
+ * means UTC) and returns it as ISO 8601 UTC; undefined when the text is not such a date or names no real day.
+ */
+export function parseDateInput(text: string): string | undefined {
+  const match = DATE_INPUT.exec(text.trim());
+  if (!match) return undefined;
+  const [, year, month, day, hour = '00', minute = '00', second = '00', zone] = match;
+  const offset = !zone || zone.toUpperCase() === 'Z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const date = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}${offset}`);
+  if (Number.isNaN(date.getTime())) return undefined;
+  // Date rolls 2026-02-30 over into March; a date that does not round-trip named no real day.
+  const local = new Date(`${year}-${month}-${day}T00:00:00Z`);
+  if (Number.isNaN(local.getTime()) || local.toISOString().slice(0, 10) !== `${year}-${month}-${day}`) return undefined;
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
+  return date.toISOString();
+}
