@@ -8,9 +8,8 @@ import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { PublicationService } from './portal/publications/service.js';
 
-const program = new Command('masthead')
-  .description('Masthead: the publication portal and lead email generation service')
-  .showHelpAfterError();
+// No help text after a usage error: every command fails with one line (`--help` shows the usage).
+const program = new Command('masthead').description('Masthead: the publication portal and lead email generation service');
 
 program
   .command('serve')

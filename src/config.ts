@@ -73,7 +73,8 @@ function optionalUrl(name: string, value: string | undefined, protocols: string[
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${name} is not a valid URL: "${value}"`);
+    // The value is not echoed: URLs like REDIS_URL may carry a password.
+    throw new ConfigError(`${name} is not a valid URL`);
   }
   if (!protocols.includes(url.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${url.protocol}"`);

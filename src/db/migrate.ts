@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationResult, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationResult, Migrator, sql } from 'kysely';
 import type { Dialect } from './connection.js';
 import * as initial from './migrations/001_initial.js';
 
@@ -14,7 +14,10 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
   for (const [name, migration] of Object.entries(MIGRATIONS)) {
     migrations[name] = { up: (database) => migration.up(database, dialect) };
   }
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  // Kysely looks for its bookkeeping tables in every schema unless told which one: on PostgreSQL a database holding
+  // another Masthead (or test) schema would make it skip creating them in ours. Name the schema the tables live in.
+  const migrationTableSchema = dialect === 'postgres' ? await currentSchema(db) : undefined;
+  const migrator = new Migrator({ db, migrationTableSchema, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
@@ -22,4 +25,11 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${reason}`.replace('  ', ' '));
   }
   return results ?? [];
+}
+
+async function currentSchema(db: Kysely<any>): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('Migration failed: the PostgreSQL search_path names no schema');
+  return schema;
 }

@@ -53,9 +53,17 @@ export async function startApp(dialect: Dialect, env: Record<string, string> = {
   const database = await createTestDatabase(dialect);
   const config = loadConfig({ ...env, DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
   const storage = openStorage(config.databaseUrl);
-  await migrateToLatest(storage.db, storage.dialect);
-  const app = await buildApp({ config, storage, logRequests: false });
-  await app.ready();
+  let app: FastifyInstance;
+  try {
+    await migrateToLatest(storage.db, storage.dialect);
+    app = await buildApp({ config, storage, logRequests: false });
+    await app.ready();
+  } catch (error) {
+    // Leave no schema behind when the app cannot start.
+    await storage.close();
+    await database.drop();
+    throw error;
+  }
   return {
     app,
     storage,

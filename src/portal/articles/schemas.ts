@@ -5,7 +5,7 @@ export const UNLOCK_TYPES = ['free', 'paid', 'subscription'] as const;
 export const ARTICLE_ORDER_FIELDS = ['id', 'title', 'date', 'position', 'created_at', 'updated_at'] as const;
 export const MAX_IMPORT = 500;
 
-const Title = Type.String({ minLength: 1, maxLength: 500 });
+const Title = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' });
 const Info = Nullable(Type.String({ maxLength: 10_000, description: 'article description (plain text)' }));
 const Html = Nullable(Type.String({ maxLength: 1_000_000, description: 'article HTML; sanitized on save' }));
 const DateInput = Nullable(

@@ -197,11 +197,14 @@ function dateValue(text: string | null, path: string): string | null {
 
 function coverValue(cover: string | null, path: string): string | null {
   if (cover === null) return null;
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(cover.trim())?.[1]?.toLowerCase();
-  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') {
+  const value = cover.trim();
+  // Browsers drop tabs and newlines inside a URL and control characters before it, so `java\tscript:` is a
+  // javascript: URL: a cover holding any control character is refused rather than checked scheme by scheme.
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1]?.toLowerCase();
+  if (/[\u0000-\u001f\u007f]/.test(value) || (scheme !== undefined && scheme !== 'http' && scheme !== 'https')) {
     throw validationError([{ path, message: 'must be an http or https URL, or a relative path' }]);
   }
-  return cover.trim();
+  return value;
 }
 
 function assetsText(assets: Record<string, unknown> | null): string | null {

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { openStorage, type Storage } from '../../src/db/connection.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/app.js';
+
+const TABLES = ['accounts', 'users', 'api_keys', 'publications', 'categories', 'issues', 'articles', 'article_categories'];
+
+/** Rows in a table of the storage's own schema; throws when the table does not exist. */
+async function countRows(storage: Storage, table: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(storage.db);
+  return Number(rows[0]!.n);
+}
+
+for (const dialect of DIALECTS) {
+  describe(`migrations (${dialect})`, () => {
+    let database: TestDatabase;
+    let storage: Storage;
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      storage = openStorage(database.url);
+    });
+    after(async () => {
+      await storage.close();
+      await database.drop();
+    });
+
+    it('applies 001_initial to an empty database and creates every table, empty', async () => {
+      await assert.rejects(countRows(storage, 'accounts'), 'the database starts empty');
+      const results = await migrateToLatest(storage.db, storage.dialect);
+      assert.deepEqual(
+        results.map(({ migrationName, direction, status }) => ({ migrationName, direction, status })),
+        [{ migrationName: '001_initial', direction: 'Up', status: 'Success' }],
+      );
+      for (const table of TABLES) assert.equal(await countRows(storage, table), 0, table);
+    });
+
+    it('applies nothing when run again, and keeps the data', async () => {
+      const now = new Date().toISOString();
+      await storage.db.insertInto('accounts').values({ name: 'Kept', plan: 'pro', created_at: now, updated_at: now }).execute();
+      assert.deepEqual(await migrateToLatest(storage.db, storage.dialect), []);
+      assert.deepEqual(await migrateToLatest(storage.db, storage.dialect), []);
+      const accounts = await storage.db.selectFrom('accounts').select(['name', 'plan']).execute();
+      assert.deepEqual(accounts, [{ name: 'Kept', plan: 'pro' }]);
+    });
+
+    it('keeps to its own database when another one beside it is migrated already', async () => {
+      // Two PostgreSQL schemas in one database (or two SQLite files) each get their own tables and bookkeeping.
+      const neighbour = await createTestDatabase(dialect);
+      const other = openStorage(neighbour.url);
+      try {
+        const results = await migrateToLatest(other.db, other.dialect);
+        assert.deepEqual(results.map((result) => result.migrationName), ['001_initial']);
+        assert.equal(await countRows(other, 'accounts'), 0);
+        assert.equal(await countRows(storage, 'accounts'), 1);
+      } finally {
+        await other.close();
+        await neighbour.drop();
+      }
+    });
+  });
+}
