@@ -1,3 +1,5 @@
+import { invalidField } from './errors.js';
+
 export function nowIso(): string {
   return new Date().toISOString();
 }
@@ -29,4 +31,12 @@ export function parseDateInput(text: string): string | undefined {
   if (Number.isNaN(local.getTime()) || local.toISOString().slice(0, 10) !== `${year}-${month}-${day}`) return undefined;
   if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
   return date.toISOString();
+}
+
+/** A date field of a request body: null stays null, anything else must be a date (a 400 naming the field). */
+export function dateField(text: string | null, path: string): string | null {
+  if (text === null) return null;
+  const iso = parseDateInput(text);
+  if (!iso) throw invalidField(path, 'must be a date: YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or ISO 8601');
+  return iso;
 }

@@ -1,21 +1,24 @@
 import type { Kysely } from 'kysely';
+import { preparedQuery } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 
-export function findKeyOwner(db: Kysely<Database>, keyHash: string) {
-  return db
-    .selectFrom('api_keys')
-    .innerJoin('users', 'users.id', 'api_keys.user_id')
-    .select([
-      'api_keys.id as key_id',
-      'api_keys.expires_at',
-      'api_keys.revoked_at',
-      'api_keys.last_used_at',
-      'users.id as user_id',
-      'users.account_id',
-      'users.kind',
-    ])
-    .where('api_keys.key_hash', '=', keyHash)
-    .executeTakeFirst();
+/** The key with this hash and the user it belongs to (a prepared query: it runs on every request). */
+export function findKeyOwnerQuery(db: Kysely<Database>) {
+  return preparedQuery(db, 1, (keyHash: string) =>
+    db
+      .selectFrom('api_keys')
+      .innerJoin('users', 'users.id', 'api_keys.user_id')
+      .select([
+        'api_keys.id as key_id',
+        'api_keys.expires_at',
+        'api_keys.revoked_at',
+        'api_keys.last_used_at',
+        'users.id as user_id',
+        'users.account_id',
+        'users.kind',
+      ])
+      .where('api_keys.key_hash', '=', keyHash),
+  );
 }
 
 export async function touchKey(db: Kysely<Database>, keyId: number, userId: number, at: string): Promise<void> {

@@ -4,7 +4,7 @@ import { conflict, invalidField, notFound } from '../errors.js';
 import { nowIso } from '../time.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from './keys.js';
 import { hashPassword } from './passwords.js';
-import { findKeyOwner, findUser, findUserByEmail, touchKey } from './queries.js';
+import { findKeyOwnerQuery, findUser, findUserByEmail, touchKey } from './queries.js';
 
 export const PLANS = ['free', 'pro', 'business'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -23,7 +23,11 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 export const MIN_PASSWORD_LENGTH = 10;
 
 export class AccountService {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly findKeyOwner: ReturnType<typeof findKeyOwnerQuery>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.findKeyOwner = findKeyOwnerQuery(db);
+  }
 
   async createAccount(input: { email: string; password: string; name?: string; plan?: string }) {
     const email = normalizeEmail(input.email);
@@ -69,7 +73,7 @@ export class AccountService {
   /** The principal a key acts as, or undefined for an unknown, revoked or expired key. */
   async authenticate(key: string): Promise<Principal | undefined> {
     if (!looksLikeApiKey(key)) return undefined;
-    const row = await findKeyOwner(this.db, hashApiKey(key));
+    const [row] = await this.findKeyOwner(hashApiKey(key));
     if (!row || row.revoked_at !== null) return undefined;
     const now = nowIso();
     if (row.expires_at !== null && row.expires_at <= now) return undefined;

@@ -44,7 +44,31 @@ function openSqlite(path: string): Kysely<Database> {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  // Reads are served from memory-mapped pages and a 64 MiB page cache rather than a read() per page.
+  database.pragma('mmap_size = 1073741824');
+  database.pragma('cache_size = -65536');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely asks better-sqlite3 to prepare (parse and plan) every statement on every query; the same few hundred SQL
+ * texts recur, so prepared statements are kept and reused. Statements run synchronously, so one is never in use twice.
+ */
+function withStatementCache(database: SQLite.Database): SQLite.Database {
+  const prepare = database.prepare.bind(database);
+  const statements = new Map<string, SQLite.Statement>();
+  database.prepare = ((source: string) => {
+    let statement = statements.get(source);
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+      statement = prepare(source);
+      statements.set(source, statement);
+    }
+    return statement;
+  }) as SQLite.Database['prepare'];
+  return database;
 }
 
 function openPostgres(connectionString: string): Kysely<Database> {

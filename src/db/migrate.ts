@@ -18,7 +18,8 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
   // another Masthead (or test) schema would make it skip creating them in ours. Name the schema the tables live in.
   const migrationTableSchema = dialect === 'postgres' ? await currentSchema(db) : undefined;
   const migrator = new Migrator({ db, migrationTableSchema, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
+  const migrate = () => migrator.migrateToLatest();
+  const { error, results } = dialect === 'sqlite' ? await inSqliteWriteTransaction(db, migrate) : await migrate();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
@@ -32,4 +33,22 @@ async function currentSchema(db: Kysely<any>): Promise<string> {
   const schema = rows[0]?.schema;
   if (!schema) throw new Error('Migration failed: the PostgreSQL search_path names no schema');
   return schema;
+}
+
+/**
+ * Kysely takes no lock on SQLite, so two processes starting together on a new file would both create the tables.
+ * BEGIN IMMEDIATE holds the database's write lock for the whole run (the other waits, then finds nothing to do),
+ * and as SQLite's DDL is transactional, a failed migration leaves no half-made schema behind.
+ */
+async function inSqliteWriteTransaction<T extends { error?: unknown }>(db: Kysely<any>, run: () => Promise<T>): Promise<T> {
+  await sql`begin immediate`.execute(db);
+  let outcome: T;
+  try {
+    outcome = await run();
+  } catch (error) {
+    await sql`rollback`.execute(db);
+    throw error;
+  }
+  await sql.raw(outcome.error ? 'rollback' : 'commit').execute(db);
+  return outcome;
 }

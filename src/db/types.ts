@@ -92,6 +92,11 @@ export interface ArticleCategoryTable {
   category_id: number;
 }
 
+export interface ArticleCountTable {
+  publication_id: number;
+  total: number;
+}
+
 export interface Database {
   accounts: AccountTable;
   users: UserTable;
@@ -101,6 +106,7 @@ export interface Database {
   issues: IssueTable;
   articles: ArticleTable;
   article_categories: ArticleCategoryTable;
+  article_counts: ArticleCountTable;
 }
 
 export type Account = Selectable<AccountTable>;

@@ -74,6 +74,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const message = problem ? describe(problem) : 'The request is invalid';
       return reply.code(400).send(errorBody('validation_failed', message, details));
     }
+    if (isUniqueViolation(error)) {
+      // Services check uniqueness first; this is the loser of a race between two equal writes.
+      return reply.code(409).send(errorBody('conflict', 'A record with these values already exists'));
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const code = CODE_OF_STATUS[status] ?? 'validation_failed';
@@ -90,6 +94,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody('not_found', `Route ${request.method} ${request.url.split('?')[0]} was not found`));
   });
+}
+
+function isUniqueViolation(error: { code?: string }): boolean {
+  return error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || error.code === '23505';
 }
 
 function clientErrorMessage(error: FastifyError): string {

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/app.js';
 
-const TABLES = ['accounts', 'users', 'api_keys', 'publications', 'categories', 'issues', 'articles', 'article_categories'];
+const TABLES = ['accounts', 'users', 'api_keys', 'publications', 'categories', 'issues', 'articles', 'article_categories', 'article_counts'];
 
 /** Rows in a table of the storage's own schema; throws when the table does not exist. */
 async function countRows(storage: Storage, table: string): Promise<number> {
@@ -61,3 +66,21 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+const run = promisify(execFile);
+
+describe('migrations started together on one new SQLite file', () => {
+  it('are applied by exactly one process; the others wait and find nothing to do', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'masthead-migrate-'));
+    const env = { ...process.env, DATABASE_URL: join(folder, 'shared.sqlite') };
+    try {
+      const outputs = await Promise.all(
+        Array.from({ length: 4 }, () => run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate'], { env, timeout: 60_000 })),
+      );
+      const applied = outputs.map(({ stdout }) => (JSON.parse(stdout) as { applied: string[] }).applied.length);
+      assert.deepEqual(applied.sort(), [0, 0, 0, 1]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});

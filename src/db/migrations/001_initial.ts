@@ -66,6 +66,7 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
       .execute();
     await db.schema.createIndex(`${table}_publication_idx`).on(table).columns(['publication_id', 'id']).execute();
   }
+  await db.schema.createIndex('categories_publication_name_idx').on('categories').columns(['publication_id', 'name']).unique().execute();
 
   await db.schema
     .createTable('articles')
@@ -92,7 +93,7 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     await db.schema
       .createIndex(`articles_publication_${column}_idx`)
       .on('articles')
-      .columns(['publication_id', column, 'id'])
+      .columns(column === 'id' ? ['publication_id', 'id'] : ['publication_id', column, 'id'])
       .execute();
   }
   await db.schema.createIndex('articles_issue_idx').on('articles').columns(['issue_id', 'position']).execute();
@@ -106,6 +107,41 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   await db.schema.createIndex('article_categories_category_idx').on('article_categories').column('category_id').execute();
 
   await createArticleSearch(db, dialect);
+  await createArticleCounts(db, dialect);
+}
+
+/**
+ * The number of articles of each publication, kept by triggers: every page answers with its total, and counting
+ * a large publication's index entries on each request would cost more than the page itself.
+ */
+async function createArticleCounts(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  await db.schema
+    .createTable('article_counts')
+    .addColumn('publication_id', 'integer', (c) => c.primaryKey().references('publications.id').onDelete('cascade'))
+    .addColumn('total', 'integer', (c) => c.notNull())
+    .execute();
+  if (dialect === 'postgres') {
+    await sql`create function articles_count_change() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          insert into article_counts (publication_id, total) values (new.publication_id, 1)
+            on conflict (publication_id) do update set total = article_counts.total + 1;
+        else
+          update article_counts set total = total - 1 where publication_id = old.publication_id;
+        end if;
+        return null;
+      end $$`.execute(db);
+    await sql`create trigger articles_count after insert or delete on articles
+      for each row execute function articles_count_change()`.execute(db);
+    return;
+  }
+  await sql`create trigger articles_count_insert after insert on articles begin
+    insert into article_counts (publication_id, total) values (new.publication_id, 1)
+      on conflict (publication_id) do update set total = total + 1;
+  end`.execute(db);
+  await sql`create trigger articles_count_delete after delete on articles begin
+    update article_counts set total = total - 1 where publication_id = old.publication_id;
+  end`.execute(db);
 }
 
 /** Full-text search over title and info: an FTS5 index kept by triggers (SQLite), a GIN expression index (PostgreSQL). */

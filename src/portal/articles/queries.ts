@@ -1,5 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Dialect } from '../../db/connection.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { ArticleChanges, ArticleRow, Database, NewArticle } from '../../db/types.js';
 import type { ArticleOrderField } from './schemas.js';
 
@@ -20,24 +21,45 @@ export interface CategoryRef {
   name: string;
 }
 
+/** Columns that may hold NULL: those sort last either way, the same on both databases. */
+const NULLABLE_ORDER_FIELDS = new Set<ArticleOrderField>(['date', 'position']);
+
 type ArticleSelect = SelectQueryBuilder<Database, 'articles', object>;
 
 export class ArticleQueries {
+  private readonly findPrepared;
+  private readonly categoriesOfOne;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.findPrepared = preparedQuery(db, 2, (publicationId: number, id: number) =>
+      db.selectFrom('articles').selectAll().where('id', '=', id).where('publication_id', '=', publicationId),
+    );
+    this.categoriesOfOne = preparedQuery(db, 1, (articleId: number) =>
+      db
+        .selectFrom('article_categories')
+        .innerJoin('categories', 'categories.id', 'article_categories.category_id')
+        .select(['article_categories.article_id', 'categories.id', 'categories.name'])
+        .where('article_categories.article_id', '=', articleId)
+        .orderBy('categories.id'),
+    );
+  }
 
-  find(publicationId: number, id: number): Promise<ArticleRow | undefined> {
-    return this.db
-      .selectFrom('articles')
-      .selectAll()
-      .where('id', '=', id)
-      .where('publication_id', '=', publicationId)
-      .executeTakeFirst();
+  async find(publicationId: number, id: number): Promise<ArticleRow | undefined> {
+    return (await this.findPrepared(publicationId, id))[0];
   }
 
   async count(filter: ArticleFilter): Promise<number> {
+    if (filter.issueId === undefined && !filter.words?.length) {
+      const counted = await this.db
+        .selectFrom('article_counts')
+        .select('total')
+        .where('publication_id', '=', filter.publicationId)
+        .executeTakeFirst();
+      return counted?.total ?? 0;
+    }
     const row = await this.filtered(filter)
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .executeTakeFirstOrThrow();
@@ -52,8 +74,12 @@ export class ArticleQueries {
     const ids = (
       await this.filtered(filter)
         .select('articles.id')
-        .orderBy(`articles.${order.field}`, (ob) => (order.direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
-        .orderBy('articles.id', order.direction)
+        .$call((query) =>
+          NULLABLE_ORDER_FIELDS.has(order.field)
+            ? query.orderBy(`articles.${order.field}`, (ob) => (order.direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
+            : query.orderBy(`articles.${order.field}`, order.direction),
+        )
+        .$if(order.field !== 'id', (query) => query.orderBy('articles.id', order.direction))
         .limit(limit)
         .offset(offset)
         .execute()
@@ -84,7 +110,7 @@ export class ArticleQueries {
   async categoriesOf(articleIds: number[]): Promise<Map<number, CategoryRef[]>> {
     const byArticle = new Map<number, CategoryRef[]>();
     if (articleIds.length === 0) return byArticle;
-    const rows = await this.db
+    const rows = articleIds.length === 1 ? await this.categoriesOfOne(articleIds[0]!) : await this.db
       .selectFrom('article_categories')
       .innerJoin('categories', 'categories.id', 'article_categories.category_id')
       .select(['article_categories.article_id', 'categories.id', 'categories.name'])
@@ -99,22 +125,11 @@ export class ArticleQueries {
     return byArticle;
   }
 
-  /** The ids among `ids` that are categories of the publication. */
-  async existingCategoryIds(publicationId: number, ids: number[]): Promise<Set<number>> {
+  /** The ids among `ids` that are categories (or issues) of the publication. */
+  async existingIds(table: 'categories' | 'issues', publicationId: number, ids: number[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
     const rows = await this.db
-      .selectFrom('categories')
-      .select('id')
-      .where('publication_id', '=', publicationId)
-      .where('id', 'in', ids)
-      .execute();
-    return new Set(rows.map((row) => row.id));
-  }
-
-  async existingIssueIds(publicationId: number, ids: number[]): Promise<Set<number>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.db
-      .selectFrom('issues')
+      .selectFrom(table)
       .select('id')
       .where('publication_id', '=', publicationId)
       .where('id', 'in', ids)

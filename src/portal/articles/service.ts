@@ -4,7 +4,7 @@ import { sanitizeArticleHtml } from '../../content/sanitize.js';
 import type { Dialect } from '../../db/connection.js';
 import type { ArticleChanges, ArticleRow, Database, NewArticle, Publication } from '../../db/types.js';
 import { type FieldProblem, notFound, validationError } from '../../errors.js';
-import { nowIso, parseDateInput, toPortalTimestamp } from '../../time.js';
+import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
 import { type ArticleFilter, ArticleQueries, type CategoryRef, deleteArticle, insertArticle, updateArticle } from './queries.js';
 import type {
@@ -80,7 +80,7 @@ export class ArticleService {
     if (input.info !== undefined) changes.info = input.info;
     if (input.html !== undefined) changes.html = cleanHtml(input.html);
     if (input.assets !== undefined) changes.assets = assetsText(input.assets);
-    if (input.date !== undefined) changes.date = dateValue(input.date, '/date');
+    if (input.date !== undefined) changes.date = dateField(input.date, '/date');
     if (input.cover !== undefined) changes.cover = coverValue(input.cover, '/cover');
     if (input.issue_id !== undefined) changes.issue_id = input.issue_id;
     if (input.unlock_type !== undefined) changes.unlock_type = input.unlock_type;
@@ -130,8 +130,8 @@ export class ArticleService {
     const categoryIds = [...new Set(references.flatMap((reference) => reference.categoryIds))];
     const issueIds = [...new Set(references.flatMap((reference) => (reference.issueId === null ? [] : [reference.issueId])))];
     const [categories, issues] = await Promise.all([
-      this.queries.existingCategoryIds(publication.id, categoryIds),
-      this.queries.existingIssueIds(publication.id, issueIds),
+      this.queries.existingIds('categories', publication.id, categoryIds),
+      this.queries.existingIds('issues', publication.id, issueIds),
     ]);
     const problems: FieldProblem[] = [];
     references.forEach((reference, index) => {
@@ -171,7 +171,7 @@ function newArticle(
     html: input.html == null ? null : cleanHtml(input.html),
     assets: null,
     cover: input.cover == null ? null : coverValue(input.cover, `${path}/cover`),
-    date: input.date == null ? null : dateValue(input.date, `${path}/date`),
+    date: dateField(input.date ?? null, `${path}/date`),
     unlock_type: input.unlock_type ?? 'free',
     issue_id: input.issue_id ?? null,
     position: input.position ?? null,
@@ -186,13 +186,6 @@ function newArticle(
 
 function cleanHtml(html: string | null): string | null {
   return html === null ? null : sanitizeArticleHtml(html);
-}
-
-function dateValue(text: string | null, path: string): string | null {
-  if (text === null) return null;
-  const iso = parseDateInput(text);
-  if (!iso) throw validationError([{ path, message: 'must be a date: YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or ISO 8601' }]);
-  return iso;
 }
 
 function coverValue(cover: string | null, path: string): string | null {

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
 import type { Database, IssueRow } from '../../db/types.js';
-import { invalidField, notFound } from '../../errors.js';
-import { nowIso, parseDateInput, toPortalTimestamp } from '../../time.js';
+import { notFound } from '../../errors.js';
+import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
 
 export interface IssueInput {
@@ -32,7 +32,7 @@ export class IssueService {
     const now = nowIso();
     return this.db
       .insertInto('issues')
-      .values({ publication_id: publication.id, name: input.name.trim(), date: issueDate(input.date), created_at: now, updated_at: now })
+      .values({ publication_id: publication.id, name: input.name.trim(), date: dateField(input.date ?? null, '/date'), created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
   }
@@ -42,7 +42,7 @@ export class IssueService {
     await this.find(publication.id, id);
     const changes: { name?: string; date?: string | null; updated_at: string } = { updated_at: nowIso() };
     if (input.name !== undefined) changes.name = input.name.trim();
-    if (input.date !== undefined) changes.date = issueDate(input.date);
+    if (input.date !== undefined) changes.date = dateField(input.date, '/date');
     await this.db.updateTable('issues').set(changes).where('id', '=', id).execute();
     return this.find(publication.id, id);
   }
@@ -59,13 +59,6 @@ export class IssueService {
     if (!row) throw notFound(`Issue ${id}`);
     return row;
   }
-}
-
-function issueDate(text: string | null | undefined): string | null {
-  if (text === undefined || text === null) return null;
-  const iso = parseDateInput(text);
-  if (!iso) throw invalidField('/date', 'must be a date: YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or ISO 8601');
-  return iso;
 }
 
 export function presentIssue(row: IssueRow) {
