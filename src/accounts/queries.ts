@@ -13,6 +13,7 @@ export function findKeyOwnerQuery(db: Kysely<Database>) {
         'api_keys.expires_at',
         'api_keys.revoked_at',
         'api_keys.last_used_at',
+        'api_keys.impersonator_id',
         'users.id as user_id',
         'users.account_id',
         'users.kind',

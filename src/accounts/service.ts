@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Account, Database } from '../db/types.js';
+import type { Account, ApiKeyKind, Database } from '../db/types.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { nowIso } from '../time.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from './keys.js';
@@ -15,6 +15,8 @@ export interface Principal {
   accountId: number;
   kind: 'owner' | 'client';
   keyId: number;
+  /** Set when the key came from "become": the owner or admin acting as this user. */
+  impersonatorId: number | null;
 }
 
 /** last_used_at moves at most once a minute per key, so that reads do not each cost a write. */
@@ -60,14 +62,14 @@ export class AccountService {
         })
         .returning(['id', 'email'])
         .executeTakeFirstOrThrow();
-      const apiKey = await insertKey(trx, user.id, 'default', now);
+      const apiKey = await insertKey(trx, { userId: user.id, name: 'default' }, now);
       return { account: publicAccount(account), user, api_key: apiKey };
     });
   }
 
   async createKey(input: { userId: number; name?: string }): Promise<string> {
     if (!(await findUser(this.db, input.userId))) throw notFound(`User ${input.userId}`);
-    return insertKey(this.db, input.userId, input.name?.trim() || 'default', nowIso());
+    return insertKey(this.db, { userId: input.userId, name: input.name?.trim() || 'default' });
   }
 
   /** The principal a key acts as, or undefined for an unknown, revoked or expired key. */
@@ -80,15 +82,33 @@ export class AccountService {
     if (row.last_used_at === null || Date.parse(now) - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
       await touchKey(this.db, row.key_id, row.user_id, now);
     }
-    return { userId: row.user_id, accountId: row.account_id, kind: row.kind, keyId: row.key_id };
+    return { userId: row.user_id, accountId: row.account_id, kind: row.kind, keyId: row.key_id, impersonatorId: row.impersonator_id };
   }
 }
 
-async function insertKey(db: Kysely<Database>, userId: number, name: string, now: string): Promise<string> {
+export interface NewKey {
+  userId: number;
+  name: string;
+  kind?: ApiKeyKind;
+  expiresAt?: string | null;
+  impersonatorId?: number | null;
+}
+
+/** Stores a new key's hash and returns the key itself: the only time it is ever seen. */
+export async function insertKey(db: Kysely<Database>, key: NewKey, now = nowIso()): Promise<string> {
   const generated = generateApiKey();
   await db
     .insertInto('api_keys')
-    .values({ user_id: userId, name, prefix: generated.prefix, key_hash: generated.hash, created_at: now })
+    .values({
+      user_id: key.userId,
+      name: key.name,
+      prefix: generated.prefix,
+      key_hash: generated.hash,
+      kind: key.kind ?? 'api',
+      expires_at: key.expiresAt ?? null,
+      impersonator_id: key.impersonatorId ?? null,
+      created_at: now,
+    })
     .execute();
   return generated.key;
 }

@@ -1,12 +1,14 @@
 import { type Kysely, type Migration, type MigrationResult, Migrator, sql } from 'kysely';
 import type { Dialect } from './connection.js';
 import * as initial from './migrations/001_initial.js';
+import * as clients from './migrations/002_clients.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
 // Migrations are listed here, in order, so that they ship inside the build and never depend on the file system.
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': initial,
+  '002_clients': clients,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<MigrationResult[]> {

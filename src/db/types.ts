@@ -38,7 +38,12 @@ export interface ApiKeyTable {
   last_used_at: string | null;
   revoked_at: string | null;
   created_at: string;
+  kind: ColumnType<ApiKeyKind, ApiKeyKind | undefined, ApiKeyKind>;
+  /** For an impersonation key: the owner or admin who became the key's user. */
+  impersonator_id: number | null;
 }
+
+export type ApiKeyKind = 'api' | 'session' | 'impersonation';
 
 export interface PublicationTable {
   id: Generated<number>;
@@ -97,6 +102,35 @@ export interface ArticleCountTable {
   total: number;
 }
 
+export interface RoleTable {
+  id: Generated<number>;
+  user_id: number;
+  publication_id: number;
+  access_level: 'admin' | 'editor' | 'author' | 'viewer';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  account_id: number;
+  actor_id: number | null;
+  impersonator_id: number | null;
+  action: string;
+  target_user_id: number | null;
+  ip: string | null;
+  /** JSON text. */
+  details: string | null;
+  created_at: string;
+}
+
+export interface SignInFailureTable {
+  id: Generated<number>;
+  /** `email:...` or `ip:...` */
+  scope: string;
+  failed_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   users: UserTable;
@@ -107,7 +141,12 @@ export interface Database {
   articles: ArticleTable;
   article_categories: ArticleCategoryTable;
   article_counts: ArticleCountTable;
+  roles: RoleTable;
+  audit_log: AuditLogTable;
+  sign_in_failures: SignInFailureTable;
 }
+
+export type RoleRow = Selectable<RoleTable>;
 
 export type Account = Selectable<AccountTable>;
 export type User = Selectable<UserTable>;

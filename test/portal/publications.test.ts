@@ -23,11 +23,12 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('returns id, app_id, name, created_at and updated_at, timestamps as YYYY-MM-DD HH:MM:SS', async () => {
+    it('returns id, app_id, name, access_level, created_at and updated_at, timestamps as YYYY-MM-DD HH:MM:SS', async () => {
       const [first] = (await s.api.get(PUBLICATIONS)).body;
-      assert.deepEqual(Object.keys(first).sort(), ['app_id', 'created_at', 'id', 'name', 'updated_at']);
+      assert.deepEqual(Object.keys(first).sort(), ['access_level', 'app_id', 'created_at', 'id', 'name', 'updated_at']);
       assert.equal(first.id, s.publicationId);
       assert.equal(first.name, s.appId, 'the name defaults to the app id');
+      assert.equal(first.access_level, 'owner');
       assert.match(first.created_at, TIMESTAMP);
       assert.match(first.updated_at, TIMESTAMP);
     });

@@ -3,7 +3,8 @@ import type { Principal } from '../../accounts/service.js';
 import { sanitizeArticleHtml } from '../../content/sanitize.js';
 import type { Dialect } from '../../db/connection.js';
 import type { ArticleChanges, ArticleRow, Database, NewArticle, Publication } from '../../db/types.js';
-import { type FieldProblem, notFound, validationError } from '../../errors.js';
+import { type FieldProblem, forbidden, notFound, validationError } from '../../errors.js';
+import { allows } from '../permissions.js';
 import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
 import { type ArticleFilter, ArticleQueries, type CategoryRef, deleteArticle, insertArticle, updateArticle } from './queries.js';
@@ -33,7 +34,7 @@ export class ArticleService {
   }
 
   async list(principal: Principal, appId: string, options: ArticleListOptions) {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId);
     const filter: ArticleFilter = { publicationId: publication.id, issueId: options.issue_id };
     const [rows, total] = await Promise.all([
       this.queries.window(filter, orderOf(options), LIST_LIMIT, 0),
@@ -43,7 +44,7 @@ export class ArticleService {
   }
 
   async page(principal: Principal, appId: string, page: number, options: ArticlePageOptions) {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId);
     const perPage = options.per_page ?? 20;
     const filter: ArticleFilter = {
       publicationId: publication.id,
@@ -58,12 +59,12 @@ export class ArticleService {
   }
 
   async get(principal: Principal, appId: string, id: number): Promise<ArticleView> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId);
     return this.presentOne(await this.findIn(publication, id));
   }
 
   async create(principal: Principal, appId: string, input: ArticleCreateInput): Promise<ArticleView> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId, 'write_articles');
     const categoryIds = input.category_ids ?? [];
     await this.checkReferences(publication, [{ categoryIds, issueId: input.issue_id ?? null }]);
     const values = newArticle(publication, principal, input, input.source ?? null);
@@ -72,8 +73,7 @@ export class ArticleService {
   }
 
   async update(principal: Principal, appId: string, id: number, input: ArticleUpdateInput): Promise<ArticleView> {
-    const publication = await this.publications.findVisible(principal, appId);
-    await this.findIn(publication, id);
+    const publication = await this.editable(principal, appId, id);
     await this.checkReferences(publication, [{ categoryIds: input.category_ids ?? [], issueId: input.issue_id ?? null }]);
     const changes: ArticleChanges = { updated_at: nowIso() };
     if (input.title !== undefined) changes.title = input.title;
@@ -91,13 +91,23 @@ export class ArticleService {
   }
 
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const publication = await this.editable(principal, appId, id);
     if (!(await deleteArticle(this.db, publication.id, id))) throw notFound(`Article ${id}`);
+  }
+
+  /** The article's publication, when the principal may change the article: editors any, authors their own. */
+  private async editable(principal: Principal, appId: string, id: number): Promise<Publication> {
+    const { publication, level } = await this.publications.access(principal, appId, 'write_articles');
+    const article = await this.findIn(publication, id);
+    if (!allows(level, 'edit_all') && article.author_id !== principal.userId) {
+      throw forbidden(`Your access level (${level}) allows you to change only the articles you wrote`);
+    }
+    return publication;
   }
 
   /** Creates every article or none: a bad entry fails the whole import, naming its index. */
   async importMany(principal: Principal, appId: string, items: FlexPdfArticleInput[]): Promise<ArticleView[]> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId, 'write_articles');
     await this.checkReferences(
       publication,
       items.map((item) => ({ categoryIds: [], issueId: item.issue_id ?? null })),

@@ -18,17 +18,17 @@ export class IssueService {
   ) {}
 
   async list(principal: Principal, appId: string): Promise<IssueRow[]> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId);
     return this.db.selectFrom('issues').selectAll().where('publication_id', '=', publication.id).orderBy('id', 'desc').execute();
   }
 
   async get(principal: Principal, appId: string, id: number): Promise<IssueRow> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId);
     return this.find(publication.id, id);
   }
 
   async create(principal: Principal, appId: string, input: IssueInput & { name: string }): Promise<IssueRow> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId, 'edit_all');
     const now = nowIso();
     return this.db
       .insertInto('issues')
@@ -38,7 +38,7 @@ export class IssueService {
   }
 
   async update(principal: Principal, appId: string, id: number, input: IssueInput): Promise<IssueRow> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId, 'edit_all');
     await this.find(publication.id, id);
     const changes: { name?: string; date?: string | null; updated_at: string } = { updated_at: nowIso() };
     if (input.name !== undefined) changes.name = input.name.trim();
@@ -49,7 +49,7 @@ export class IssueService {
 
   /** Deleting an issue leaves its articles in place, outside any issue. */
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
-    const publication = await this.publications.findVisible(principal, appId);
+    const { publication } = await this.publications.access(principal, appId, 'edit_all');
     const result = await this.db.deleteFrom('issues').where('id', '=', id).where('publication_id', '=', publication.id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound(`Issue ${id}`);
   }

@@ -8,6 +8,7 @@ const Publication = Type.Object({
   id: Type.Integer(),
   app_id: Type.String(),
   name: Type.String(),
+  access_level: Type.String({ description: "the caller's access: owner, admin, editor, author or viewer" }),
   created_at: Type.String(),
   updated_at: Type.String(),
 });

@@ -3,7 +3,13 @@ import type { Principal } from '../../accounts/service.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { Database, Publication } from '../../db/types.js';
 import { conflict, invalidField, notFound } from '../../errors.js';
+import { type AccessLevel, type Action, requireAction } from '../permissions.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
+
+export interface PublicationAccess {
+  publication: Publication;
+  level: AccessLevel;
+}
 
 export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 const APP_ID = new RegExp(APP_ID_PATTERN);
@@ -34,33 +40,47 @@ export class PublicationService {
       .executeTakeFirstOrThrow();
   }
 
-  /** The publications a principal may see: an owner, all of the account's. */
-  listVisible(principal: Principal): Promise<Publication[]> {
-    return this.visibleTo(principal).orderBy('id').execute();
+  /** The publications a principal may see: an owner, all of the account's; a client, those it holds a role on. */
+  async listVisible(principal: Principal): Promise<(Publication & { access_level: AccessLevel })[]> {
+    if (principal.kind === 'owner') {
+      const publications = await this.db.selectFrom('publications').selectAll().where('account_id', '=', principal.accountId).orderBy('id').execute();
+      return publications.map((publication) => ({ ...publication, access_level: 'owner' as const }));
+    }
+    return this.clientPublications(principal).orderBy('publications.id').execute();
   }
 
-  /** The publication with this app id if the principal may see it; not_found otherwise, whoever owns it. */
-  async findVisible(principal: Principal, appId: string): Promise<Publication> {
-    const [publication] =
+  /**
+   * The publication with this app id and the principal's access level on it, when it may take the action:
+   * not_found when the principal cannot see the publication (whoever owns it), forbidden when it may only look.
+   */
+  async access(principal: Principal, appId: string, action: Action = 'read'): Promise<PublicationAccess> {
+    const found =
       principal.kind === 'owner'
-        ? await this.findOwned(principal.accountId, appId)
-        : await this.visibleTo(principal).where('app_id', '=', appId).execute();
-    if (!publication) throw notFound(`Publication ${appId}`);
-    return publication;
+        ? (await this.findOwned(principal.accountId, appId)).map((publication) => ({ ...publication, access_level: 'owner' as const }))[0]
+        : await this.clientPublications(principal).where('publications.app_id', '=', appId).executeTakeFirst();
+    if (!found) throw notFound(`Publication ${appId}`);
+    const { access_level: level, ...publication } = found;
+    requireAction(level, action);
+    return { publication, level };
   }
 
-  private visibleTo(principal: Principal) {
-    // Clients (sub-users) see the publications they hold a role on; roles arrive with the Clients API.
-    const query = this.db.selectFrom('publications').selectAll().where('account_id', '=', principal.accountId);
-    return principal.kind === 'owner' ? query : query.where('id', '=', -1);
+  private clientPublications(principal: Principal) {
+    return this.db
+      .selectFrom('publications')
+      .innerJoin('roles', 'roles.publication_id', 'publications.id')
+      .selectAll('publications')
+      .select('roles.access_level')
+      .where('roles.user_id', '=', principal.userId)
+      .where('publications.account_id', '=', principal.accountId);
   }
 }
 
-export function presentPublication(publication: Publication) {
+export function presentPublication(publication: Publication & { access_level: AccessLevel }) {
   return {
     id: publication.id,
     app_id: publication.app_id,
     name: publication.name,
+    access_level: publication.access_level,
     created_at: toPortalTimestamp(publication.created_at),
     updated_at: toPortalTimestamp(publication.updated_at),
   };
