@@ -148,7 +148,7 @@ async function createArticleCounts(db: Kysely<any>, dialect: Dialect): Promise<v
 async function createArticleSearch(db: Kysely<any>, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') {
     await sql`create index articles_search_idx on articles
-      using gin (to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(info, '')))`.execute(db);
+      using gin (to_tsvector('simple', regexp_replace(coalesce(title, '') || ' ' || coalesce(info, ''), '[[:punct:]]+', ' ', 'g')))`.execute(db);
     return;
   }
   await sql`create virtual table articles_fts using fts5(

@@ -100,7 +100,9 @@ export class ArticleQueries {
   private matches(words: string[]) {
     if (this.dialect === 'postgres') {
       const tsquery = words.map((word) => `${word}:*`).join(' & ');
-      return sql<boolean>`to_tsvector('simple', coalesce(articles.title, '') || ' ' || coalesce(articles.info, ''))
+      // The same expression as the index (migration 001). Punctuation splits words as SQLite's tokenizer does,
+      // so `com` finds "example.com" on both databases.
+      return sql<boolean>`to_tsvector('simple', regexp_replace(coalesce(articles.title, '') || ' ' || coalesce(articles.info, ''), '[[:punct:]]+', ' ', 'g'))
         @@ to_tsquery('simple', ${tsquery})`;
     }
     const match = words.map((word) => `"${word}"*`).join(' ');
