@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { AccountService } from './accounts/service.js';
+import { SessionService } from './accounts/sessions.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/connection.js';
 import { ErrorBody, registerErrorHandling } from './http/errors.js';
@@ -9,10 +10,13 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerValidation } from './http/validation.js';
 import { ArticleService } from './portal/articles/service.js';
+import { AuditService } from './portal/audit/service.js';
 import { CategoryService } from './portal/categories/service.js';
+import { ClientService } from './portal/clients/service.js';
 import { IssueService } from './portal/issues/service.js';
 import { PublicationService } from './portal/publications/service.js';
 import { portalRoutes, portalSchemas } from './portal/routes.js';
+import { sessionRoutes } from './portal/sessions/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -76,7 +80,11 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     articles: new ArticleService(db, dialect, publications),
     categories: new CategoryService(db, publications),
     issues: new IssueService(db, publications),
+    clients: new ClientService(db),
+    audit: new AuditService(db),
   });
+  // Signing in needs no key, so it sits beside the portal's authenticated scope (same prefix), not inside it.
+  await app.register(sessionRoutes, { prefix: '/api/portal/v1', sessions: new SessionService(db), accounts });
 
   return app;
 }

@@ -15,12 +15,18 @@ export interface AuthOptions {
 
 /** An onRequest hook that admits a request only with a valid API key and records who it acts as. */
 export function requireApiKey(accounts: AccountService, options: AuthOptions) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const key = presentedKey(request, options);
     if (!key) throw new AppError('unauthorized', 'Send an API key in the x-api-key header');
     const principal = await accounts.authenticate(key);
     if (!principal) throw new AppError('unauthorized', 'The API key is unknown, revoked or expired');
     request.principal = principal;
+    if (principal.impersonatorId !== null) {
+      // Every request made with a key from "become" is logged with who is behind it.
+      const log = request.log.child({ impersonator_id: principal.impersonatorId });
+      request.log = log;
+      reply.log = log;
+    }
   };
 }
 

@@ -54,7 +54,7 @@ export function registerCollectionRoutes<Row, CreateInput, UpdateInput>(
         summary: `Create a ${noun}`,
         params: AppIdParams,
         body: options.createBody,
-        response: { 201: record, ...errorResponses(400, 401, 404, 409) },
+        response: { 201: record, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -70,7 +70,7 @@ export function registerCollectionRoutes<Row, CreateInput, UpdateInput>(
         summary: `Update a ${noun}`,
         params: AppIdAndIdParams,
         body: options.updateBody,
-        response: { 200: record, ...errorResponses(400, 401, 404, 409) },
+        response: { 200: record, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>
@@ -78,7 +78,7 @@ export function registerCollectionRoutes<Row, CreateInput, UpdateInput>(
   );
   typed.delete(
     `/${path}/:app_id/:id`,
-    { schema: { tags, summary: `Delete a ${noun}`, params: AppIdAndIdParams, response: { 204: NoContent, ...errorResponses(400, 401, 404) } } },
+    { schema: { tags, summary: `Delete a ${noun}`, params: AppIdAndIdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } } },
     async (request, reply) => {
       await service.remove(principalOf(request), request.params.app_id, request.params.id);
       return reply.code(204).send(null);

@@ -4,8 +4,13 @@ import { requireApiKey } from '../http/auth.js';
 import { Article } from './articles/schemas.js';
 import { articleRoutes } from './articles/routes.js';
 import type { ArticleService } from './articles/service.js';
+import { auditRoutes } from './audit/routes.js';
+import type { AuditService } from './audit/service.js';
 import { Category, registerCategoryRoutes } from './categories/routes.js';
 import type { CategoryService } from './categories/service.js';
+import { clientRoutes } from './clients/routes.js';
+import { Client } from './clients/schemas.js';
+import type { ClientService } from './clients/service.js';
 import { Issue, registerIssueRoutes } from './issues/routes.js';
 import type { IssueService } from './issues/service.js';
 import { publicationRoutes } from './publications/routes.js';
@@ -17,10 +22,12 @@ export interface PortalServices {
   articles: ArticleService;
   categories: CategoryService;
   issues: IssueService;
+  clients: ClientService;
+  audit: AuditService;
 }
 
 /** Schemas that responses refer to by $id; the app adds them at its root so the OpenAPI document names them. */
-export const portalSchemas = [Article, Category, Issue];
+export const portalSchemas = [Article, Category, Issue, Client];
 
 /** The Publication Portal API, mounted under /api/portal/v1; every route needs an API key. */
 export const portalRoutes: FastifyPluginAsync<PortalServices> = async (app, services) => {
@@ -29,4 +36,6 @@ export const portalRoutes: FastifyPluginAsync<PortalServices> = async (app, serv
   await app.register(articleRoutes, { articles: services.articles });
   registerCategoryRoutes(app, services.categories);
   registerIssueRoutes(app, services.issues);
+  await app.register(clientRoutes, { clients: services.clients });
+  await app.register(auditRoutes, { audit: services.audit });
 };

@@ -106,12 +106,18 @@ export interface Response<T = any> {
   raw: string;
 }
 
+export interface ClientOptions {
+  /** The address requests come from (request.ip); inject's default is 127.0.0.1. */
+  remoteAddress?: string;
+}
+
 /** A client that sends one API key with every request and parses JSON answers. */
-export function client(app: FastifyInstance, apiKey?: string) {
+export function client(app: FastifyInstance, apiKey?: string, options: ClientOptions = {}) {
   async function send<T>(method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
     const response = await app.inject({
       method,
       url,
+      ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
       headers: { ...(apiKey ? { 'x-api-key': apiKey } : {}), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
       payload: payload === undefined ? undefined : typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
     });

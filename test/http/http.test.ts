@@ -21,6 +21,12 @@ const PORTAL_OPERATIONS: Record<string, string[]> = {
   '/api/portal/v1/categories/{app_id}/{id}': ['delete', 'get', 'put'],
   '/api/portal/v1/issues/{app_id}': ['get', 'post'],
   '/api/portal/v1/issues/{app_id}/{id}': ['delete', 'get', 'put'],
+  '/api/portal/v1/clients/': ['get', 'post'],
+  '/api/portal/v1/clients/page/{page}': ['get'],
+  '/api/portal/v1/clients/{id}': ['delete', 'get', 'put'],
+  '/api/portal/v1/clients/{id}/become': ['get'],
+  '/api/portal/v1/audit': ['get'],
+  '/api/portal/v1/sessions': ['delete', 'post'],
 };
 
 /** Fails unless a body looks like a 500 that tells nothing of the code behind it. */

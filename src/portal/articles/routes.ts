@@ -81,7 +81,7 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
         summary: 'Create an article',
         params: AppIdParams,
         body: ArticleCreate,
-        response: { 201: Type.Ref(Article), ...errorResponses(400, 401, 404, 413, 415) },
+        response: { 201: Type.Ref(Article), ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -99,7 +99,7 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
         description: 'Only the fields sent change; null clears a nullable field.',
         params: AppIdAndIdParams,
         body: ArticleUpdate,
-        response: { 200: Type.Ref(Article), ...errorResponses(400, 401, 404, 413, 415) },
+        response: { 200: Type.Ref(Article), ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     },
     (request) => articles.update(principalOf(request), request.params.app_id, request.params.id, request.body),
@@ -112,7 +112,7 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
         tags,
         summary: 'Delete an article',
         params: AppIdAndIdParams,
-        response: { 204: NoContent, ...errorResponses(400, 401, 404) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -130,7 +130,7 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
         summary: `Create up to ${MAX_IMPORT} articles at once, all or none`,
         params: AppIdParams,
         body: FlexPdfImport,
-        response: { 201: FlexPdfImportResult, ...errorResponses(400, 401, 404, 413, 415) },
+        response: { 201: FlexPdfImportResult, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     },
     async (request, reply) => {
