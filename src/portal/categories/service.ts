@@ -22,7 +22,7 @@ export class CategoryService {
   }
 
   async create(principal: Principal, appId: string, input: { name: string }): Promise<CategoryRow> {
-    const { publication } = await this.publications.access(principal, appId, 'edit_all');
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
     const name = input.name.trim();
     await this.ensureNameFree(publication.id, name);
     const now = nowIso();
@@ -34,7 +34,7 @@ export class CategoryService {
   }
 
   async update(principal: Principal, appId: string, id: number, input: { name?: string }): Promise<CategoryRow> {
-    const { publication } = await this.publications.access(principal, appId, 'edit_all');
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
     await this.find(publication.id, id);
     if (input.name !== undefined) {
       const name = input.name.trim();
@@ -46,7 +46,7 @@ export class CategoryService {
 
   /** Deleting a category takes it off its articles; the articles stay. */
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
-    const { publication } = await this.publications.access(principal, appId, 'edit_all');
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
     const result = await this.db.deleteFrom('categories').where('id', '=', id).where('publication_id', '=', publication.id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound(`Category ${id}`);
   }

@@ -28,7 +28,7 @@ export class IssueService {
   }
 
   async create(principal: Principal, appId: string, input: IssueInput & { name: string }): Promise<IssueRow> {
-    const { publication } = await this.publications.access(principal, appId, 'edit_all');
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
     const now = nowIso();
     return this.db
       .insertInto('issues')
@@ -38,7 +38,7 @@ export class IssueService {
   }
 
   async update(principal: Principal, appId: string, id: number, input: IssueInput): Promise<IssueRow> {
-    const { publication } = await this.publications.access(principal, appId, 'edit_all');
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
     await this.find(publication.id, id);
     const changes: { name?: string; date?: string | null; updated_at: string } = { updated_at: nowIso() };
     if (input.name !== undefined) changes.name = input.name.trim();
@@ -49,7 +49,7 @@ export class IssueService {
 
   /** Deleting an issue leaves its articles in place, outside any issue. */
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
-    const { publication } = await this.publications.access(principal, appId, 'edit_all');
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
     const result = await this.db.deleteFrom('issues').where('id', '=', id).where('publication_id', '=', publication.id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound(`Issue ${id}`);
   }
