@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { insertKey } from '../../src/accounts/service.js';
 import type { Storage } from '../../src/db/connection.js';
 import type { ClientAccessLevel } from '../../src/portal/permissions.js';
-import { nowIso } from '../../src/time.js';
 import type { Response } from './app.js';
 import { type Api, PORTAL } from './portal.js';
+import { type ClientUser, createClientUser } from './roles.js';
 
 export const CLIENTS = `${PORTAL}/clients`;
 export const AUDIT = `${PORTAL}/audit`;
@@ -62,32 +61,15 @@ export async function createClient(api: Api, overrides: Record<string, unknown> 
   return response.body;
 }
 
-export interface SeededClient {
-  userId: number;
-  email: string;
-  apiKey: string;
-}
+export type SeededClient = ClientUser;
 
 /** A client with roles and a key of its own, written straight to the database (not through the API). */
-export async function seedClient(
+export function seedClient(
   storage: Storage,
   accountId: number,
   roles: [publicationId: number, level: ClientAccessLevel][] = [],
 ): Promise<SeededClient> {
-  const now = nowIso();
-  const email = uniqueEmail('seeded');
-  const { id } = await storage.db
-    .insertInto('users')
-    .values({ account_id: accountId, email, firstname: 'Seeded', lastname: 'Client', password_hash: null, kind: 'client', created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  for (const [publicationId, level] of roles) {
-    await storage.db
-      .insertInto('roles')
-      .values({ user_id: id, publication_id: publicationId, access_level: level, created_at: now, updated_at: now })
-      .execute();
-  }
-  return { userId: id, email, apiKey: await insertKey(storage.db, { userId: id, name: 'test' }) };
+  return createClientUser(storage, accountId, roles.map(([publicationId, accessLevel]) => ({ publicationId, accessLevel })));
 }
 
 /** The audit rows of an account, oldest first, details parsed. */
