@@ -26,14 +26,71 @@ const OPTIONS: sanitizeHtml.IOptions = {
   allowProtocolRelative: true,
   allowedIframeHostnames: ['www.youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com'],
   allowIframeRelativeUrls: false,
-  transformTags: {
-    a: (tagName, attribs) =>
-      attribs.target === '_blank'
-        ? { tagName, attribs: { ...attribs, rel: 'noopener noreferrer' } }
-        : { tagName, attribs },
-  },
+  // An iframe whose host is not listed loses its src; the empty frame is dropped with its fallback content.
+  exclusiveFilter: (frame) => frame.tag === 'iframe' && !frame.attribs.src,
 };
 
-export function sanitizeArticleHtml(html: string): string {
-  return sanitizeHtml(html, OPTIONS);
+// Attributes that hold one URL, per tag: made absolute when a base URL is given.
+const URL_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
+  a: ['href'],
+  img: ['src'],
+  source: ['src'],
+  video: ['src', 'poster'],
+  audio: ['src'],
+  track: ['src'],
+  iframe: ['src'],
+};
+
+function absoluteUrl(value: string, base: URL): string {
+  try {
+    return new URL(value.trim(), base).href;
+  } catch {
+    return value;
+  }
+}
+
+function absoluteSrcset(value: string, base: URL): string {
+  return value
+    .split(',')
+    .map((candidate) => {
+      const [url = '', ...descriptor] = candidate.trim().split(/\s+/);
+      return url ? [absoluteUrl(url, base), ...descriptor].join(' ') : '';
+    })
+    .filter(Boolean)
+    .join(', ');
+}
+
+function parseBase(baseUrl: string | undefined): URL | undefined {
+  try {
+    return baseUrl ? new URL(baseUrl) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function transformsFor(base: URL | undefined): Record<string, sanitizeHtml.Transformer> {
+  const transforms: Record<string, sanitizeHtml.Transformer> = {};
+  for (const [tag, urlAttributes] of Object.entries(URL_ATTRIBUTES)) {
+    transforms[tag] = (tagName, attribs) => {
+      const next: sanitizeHtml.Attributes = { ...attribs };
+      if (base) {
+        for (const name of urlAttributes) if (next[name] !== undefined) next[name] = absoluteUrl(next[name], base);
+        if (next.srcset !== undefined) next.srcset = absoluteSrcset(next.srcset, base);
+      }
+      if (tagName === 'a' && next.target === '_blank') next.rel = 'noopener noreferrer';
+      return { tagName, attribs: next };
+    };
+  }
+  return transforms;
+}
+
+const TRANSFORMS_WITHOUT_BASE = transformsFor(undefined);
+
+/**
+ * Cleans article HTML. With `baseUrl` (imported content), relative URLs (href, src, poster, srcset) are made
+ * absolute first, so that they still point where their author meant; the scheme checks run on the absolute URL.
+ */
+export function sanitizeArticleHtml(html: string, baseUrl?: string): string {
+  const base = parseBase(baseUrl);
+  return sanitizeHtml(html, { ...OPTIONS, transformTags: base ? transformsFor(base) : TRANSFORMS_WITHOUT_BASE });
 }

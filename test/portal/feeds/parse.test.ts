@@ -1,0 +1,238 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import iconv from 'iconv-lite';
+import { FeedParseError, parseFeed, type NormalizedFeed } from '../../../src/portal/feeds/index.js';
+
+const URL = 'https://news.example.com/feed.xml';
+
+function parse(xml: string | Buffer, contentType?: string): NormalizedFeed {
+  return parseFeed({ body: typeof xml === 'string' ? Buffer.from(xml) : xml, contentType, url: URL });
+}
+
+function rss(items: string, channel = '<title>News</title><link>https://news.example.com/</link>'): string {
+  return `<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel>${channel}${items}</channel></rss>`;
+}
+
+function assertParseError(fn: () => unknown, code: FeedParseError['code']): void {
+  assert.throws(fn, (error: unknown) => error instanceof FeedParseError && error.code === code);
+}
+
+describe('parseFeed: safety', () => {
+  it('does not expand entities (billion laughs)', () => {
+    const lol = Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`).join('\n');
+    const xml = `<?xml version="1.0"?>\n<!DOCTYPE rss [\n<!ENTITY lol0 "lol">\n${lol}\n]>\n${rss('<item><title>&lol9;</title><guid>1</guid></item>').replace(/^<\?xml[^>]*>\n/, '')}`;
+    const started = Date.now();
+    const feed = parse(xml);
+    assert.ok(Date.now() - started < 1000);
+    assert.equal(feed.entries.length, 1);
+    assert.ok(feed.entries[0]!.title.length < 20, feed.entries[0]!.title);
+    assert.doesNotMatch(feed.entries[0]!.title, /lollol/);
+  });
+
+  it('does not resolve external entities', () => {
+    const xml = `<?xml version="1.0"?>\n<!DOCTYPE rss [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<rss version="2.0"><channel><title>T</title><item><title>x&xxe;y</title><description>&xxe;</description></item></channel></rss>`;
+    const entry = parse(xml).entries[0]!;
+    assert.doesNotMatch(`${entry.title} ${entry.summary} ${entry.html}`, /root:/);
+  });
+
+  it('refuses an HTML page as not_a_feed', () => {
+    assertParseError(() => parse('<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>', 'text/html'), 'not_a_feed');
+    assertParseError(() => parse('\n<html><body><rss>not really</rss></body></html>'), 'not_a_feed');
+    assertParseError(() => parse(''), 'not_a_feed');
+    assertParseError(() => parse('{"hello": "world"}'), 'not_a_feed');
+  });
+
+  it('sanitizes entry HTML', () => {
+    const html = `<p onclick="x()" style="position:fixed">Hi<script>alert(1)</script><a href="javascript:alert(1)">j</a><img src="data:image/png;base64,AAA"><iframe src="https://evil.example/"></iframe><form><input></form></p>`;
+    const entry = parse(rss(`<item><title>t</title><description><![CDATA[${html}]]></description></item>`)).entries[0]!;
+    assert.doesNotMatch(entry.html, /<script|onclick|style=|javascript:|data:|<iframe|<form|<input/i);
+    assert.match(entry.html, /Hi/);
+  });
+});
+
+describe('parseFeed: limits and dedupe', () => {
+  it('returns the first 1,000 of 1,500 entries', () => {
+    const items = Array.from({ length: 1500 }, (_, i) => `<item><title>Item ${i}</title><guid>g${i}</guid></item>`).join('');
+    const feed = parse(rss(items));
+    assert.equal(feed.entries.length, 1000);
+    assert.equal(feed.entries[0]!.title, 'Item 0');
+    assert.equal(feed.entries[999]!.title, 'Item 999');
+  });
+
+  it('bounds titles and summaries', () => {
+    const entry = parse(rss(`<item><title>${'t'.repeat(800)}</title><description>${'s '.repeat(8000)}</description></item>`)).entries[0]!;
+    assert.equal(entry.title.length, 500);
+    assert.ok(entry.summary.length <= 10_000);
+  });
+
+  it('keys entries by guid, then link, then a hash of title and content', () => {
+    const feed = parse(
+      rss(
+        '<item><title>A</title><guid>urn:a</guid><link>https://news.example.com/a</link></item>' +
+          '<item><title>B</title><link>/b</link></item>' +
+          '<item><title>C</title><description>c</description></item>' +
+          // a guid that the feed repeats identifies neither entry: each falls back to its link
+          '<item><title>D1</title><guid>dup</guid><link>https://news.example.com/d1</link></item>' +
+          '<item><title>D2</title><guid>dup</guid><link>https://news.example.com/d2</link></item>',
+      ),
+    );
+    const keys = feed.entries.map((entry) => [entry.keyKind, entry.key]);
+    assert.deepEqual(keys.slice(0, 2), [['guid', 'urn:a'], ['link', 'https://news.example.com/b']]);
+    assert.equal(keys[2]![0], 'hash');
+    assert.match(keys[2]![1]!, /^[0-9a-f]{64}$/);
+    assert.deepEqual(keys.slice(3), [['link', 'https://news.example.com/d1'], ['link', 'https://news.example.com/d2']]);
+    // the same entry read again has the same key
+    assert.equal(parse(rss('<item><title>C</title><description>c</description></item>')).entries[0]!.key, keys[2]![1]);
+  });
+});
+
+describe('parseFeed: formats and fields', () => {
+  it('reads RSS 2.0 fields, dates and relative links', () => {
+    const feed = parse(
+      rss(
+        `<item><title>Caf&eacute; &amp; more&nbsp;news</title><link>/2024/cafe</link><guid isPermaLink="false">42</guid>
+         <author>editor@example.com (Ed)</author><pubDate>Tue, 2 Jan 2024 03:04:05 EST</pubDate>
+         <description><![CDATA[<p>See <a href="../about">about</a> <img src="img/a.png"></p>]]></description></item>`,
+        '<title>News</title><link>https://news.example.com/</link><description>All the news</description><ttl>30</ttl><image><url>/logo.png</url></image>',
+      ),
+    );
+    assert.equal(feed.format, 'rss');
+    assert.equal(feed.title, 'News');
+    assert.equal(feed.description, 'All the news');
+    assert.equal(feed.ttlMinutes, 30);
+    assert.equal(feed.image, 'https://news.example.com/logo.png');
+    const entry = feed.entries[0]!;
+    assert.equal(entry.title, 'Café & more news'); // whitespace, no-break spaces included, collapsed
+    assert.equal(entry.link, 'https://news.example.com/2024/cafe');
+    assert.equal(entry.guid, '42');
+    assert.equal(entry.publishedAt, '2024-01-02T08:04:05.000Z');
+    assert.match(entry.html, /href="https:\/\/news\.example\.com\/about"/);
+    assert.match(entry.html, /src="https:\/\/news\.example\.com\/2024\/img\/a\.png"/);
+    assert.equal(entry.cover, 'https://news.example.com/2024/img/a.png');
+    assert.equal(entry.summary, 'See about');
+  });
+
+  it('reads Atom with xml:base and typed text', () => {
+    const feed = parse(`<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://blog.example.org/">
+      <title type="text">A &lt;b&gt; blog</title><link href="/" rel="alternate" type="text/html"/>
+      <entry xml:base="posts/"><id>tag:blog,1</id><title type="html">&lt;em&gt;Hello&lt;/em&gt;</title>
+        <link rel="alternate" href="hello.html"/><author><name>Ann</name></author>
+        <published>2024-03-04T05:06:07+02:00</published><updated>2024-03-05T00:00:00Z</updated>
+        <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><a href="next.html">next</a></div></content></entry></feed>`);
+    assert.equal(feed.format, 'atom');
+    assert.equal(feed.title, 'A <b> blog');
+    assert.equal(feed.link, 'https://blog.example.org/');
+    const entry = feed.entries[0]!;
+    assert.deepEqual([entry.key, entry.keyKind], ['tag:blog,1', 'guid']);
+    assert.equal(entry.title, 'Hello');
+    assert.equal(entry.link, 'https://blog.example.org/posts/hello.html');
+    assert.equal(entry.author, 'Ann');
+    assert.equal(entry.publishedAt, '2024-03-04T03:06:07.000Z');
+    assert.equal(entry.updatedAt, '2024-03-05T00:00:00.000Z');
+    assert.match(entry.html, /href="https:\/\/blog\.example\.org\/posts\/next\.html"/);
+  });
+
+  it('reads RSS 1.0 (RDF)', () => {
+    const feed = parse(`<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+      <channel rdf:about="https://r.example/"><title>R</title><link>https://r.example/</link><description>d</description></channel>
+      <item rdf:about="https://r.example/1"><title>One</title><link>https://r.example/1</link><dc:date>2024-01-02T03:04:05Z</dc:date><dc:creator>Rae</dc:creator></item></rdf:RDF>`);
+    assert.equal(feed.format, 'rdf');
+    assert.deepEqual(
+      [feed.entries[0]!.title, feed.entries[0]!.link, feed.entries[0]!.publishedAt, feed.entries[0]!.author],
+      ['One', 'https://r.example/1', '2024-01-02T03:04:05.000Z', 'Rae'],
+    );
+  });
+
+  it('reads JSON Feed 1.0 and 1.1', () => {
+    const v10 = parse(
+      JSON.stringify({
+        version: 'https://jsonfeed.org/version/1',
+        title: 'J',
+        home_page_url: 'https://j.example/',
+        author: { name: 'Old Style' },
+        items: [{ id: 1, url: 'https://j.example/1', title: 'One', content_html: '<p>Hi <img src="/p.jpg"></p>', date_published: '2024-01-02T03:04:05Z' }],
+      }),
+      'application/json',
+    );
+    assert.equal(v10.format, 'json');
+    assert.equal(v10.link, 'https://j.example/');
+    const one = v10.entries[0]!;
+    assert.deepEqual([one.key, one.keyKind, one.title, one.publishedAt], ['1', 'guid', 'One', '2024-01-02T03:04:05.000Z']);
+    assert.equal(one.cover, 'https://j.example/p.jpg');
+    const v11 = parse(
+      JSON.stringify({
+        version: 'https://jsonfeed.org/version/1.1',
+        title: 'J',
+        items: [{ id: 'a', title: 'Two', content_text: 'a < b', image: 'https://j.example/cover.png', authors: [{ name: 'New Style' }] }],
+      }),
+      'application/feed+json',
+    );
+    const two = v11.entries[0]!;
+    assert.equal(two.html, 'a &lt; b');
+    assert.equal(two.summary, 'a < b');
+    assert.equal(two.cover, 'https://j.example/cover.png');
+    assert.equal(two.author, 'New Style');
+  });
+
+  it('takes the cover from media RSS, an image enclosure, or the first image', () => {
+    const feed = parse(
+      rss(
+        '<item><title>m</title><media:content url="https://c.example/m.jpg" medium="image"/><description>&lt;img src="https://c.example/x.jpg"&gt;</description></item>' +
+          '<item><title>t</title><media:thumbnail url="https://c.example/t.jpg"/></item>' +
+          '<item><title>e</title><enclosure url="https://c.example/e.png" length="1" type="image/png"/></item>' +
+          '<item><title>a</title><enclosure url="https://c.example/e.mp3" length="1" type="audio/mpeg"/></item>' +
+          '<item><title>i</title><description>&lt;p&gt;&lt;img src="/first.gif"&gt;&lt;img src="/second.gif"&gt;&lt;/p&gt;</description><link>https://c.example/post</link></item>',
+      ),
+    );
+    assert.deepEqual(
+      feed.entries.map((entry) => entry.cover),
+      ['https://c.example/m.jpg', 'https://c.example/t.jpg', 'https://c.example/e.png', undefined, 'https://c.example/first.gif'],
+    );
+  });
+
+  it('reads a malformed but recognizable feed leniently', () => {
+    const feed = parse('<rss version="2.0"><channel><title>T</title><item><title>AT&T &copy; 2024</title></item></channel></rss');
+    assert.equal(feed.entries[0]!.title, 'AT&T © 2024');
+  });
+});
+
+describe('parseFeed: encodings', () => {
+  const russian = 'Привет, мир';
+
+  for (const charset of ['windows-1251', 'koi8-r']) {
+    const declared = Buffer.concat([
+      iconv.encode(rss(`<item><title>${russian}</title></item>`).replace('encoding="utf-8"', `encoding="${charset}"`), charset),
+    ]);
+    const undeclared = iconv.encode(rss(`<item><title>${russian}</title></item>`).replace(' encoding="utf-8"', ''), charset);
+
+    it(`decodes ${charset} from the Content-Type charset`, () => {
+      assert.equal(parse(undeclared, `application/rss+xml; charset=${charset}`).entries[0]!.title, russian);
+    });
+
+    it(`decodes ${charset} from the XML declaration without a charset header`, () => {
+      const feed = parse(declared, 'application/xml');
+      assert.equal(feed.charset, charset);
+      assert.equal(feed.entries[0]!.title, russian);
+    });
+
+    it(`prefers the Content-Type charset to the XML declaration (${charset})`, () => {
+      const lying = iconv.encode(rss(`<item><title>${russian}</title></item>`).replace('encoding="utf-8"', 'encoding="iso-8859-1"'), charset);
+      assert.equal(parse(lying, `text/xml; charset="${charset}"`).entries[0]!.title, russian);
+    });
+  }
+
+  it('honours a UTF-16 BOM and a UTF-8 BOM', () => {
+    const text = rss('<item><title>Grüße</title></item>').replace('encoding="utf-8"', 'encoding="utf-16"');
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    assert.equal(parse(le, 'text/xml; charset=iso-8859-1').entries[0]!.title, 'Grüße');
+    const be = Buffer.from(le.subarray(2)).swap16();
+    assert.equal(parse(Buffer.concat([Buffer.from([0xfe, 0xff]), be])).entries[0]!.title, 'Grüße');
+    const utf8 = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(rss('<item><title>Grüße</title></item>'))]);
+    assert.equal(parse(utf8, 'text/xml; charset=windows-1251').entries[0]!.title, 'Grüße');
+  });
+
+  it('falls back to windows-1252 when the declared UTF-8 is not UTF-8', () => {
+    const body = iconv.encode(rss('<item><title>Café “quoted”</title></item>'), 'windows-1252');
+    assert.equal(parse(body, 'application/rss+xml; charset=utf-8').entries[0]!.title, 'Café “quoted”');
+  });
+});
