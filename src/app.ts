@@ -13,6 +13,8 @@ import { ArticleService } from './portal/articles/service.js';
 import { AuditService } from './portal/audit/service.js';
 import { CategoryService } from './portal/categories/service.js';
 import { ClientService } from './portal/clients/service.js';
+import { createSafeFetcher } from './net/safe-fetch.js';
+import { FeedService } from './portal/feeds/service.js';
 import { IssueService } from './portal/issues/service.js';
 import { PublicationService } from './portal/publications/service.js';
 import { portalRoutes, portalSchemas } from './portal/routes.js';
@@ -24,6 +26,8 @@ export interface AppDeps {
   /** Log requests (JSON lines, at config.logLevel). Off in tests. */
   logRequests?: boolean;
 }
+
+export const FEED_USER_AGENT = 'Masthead/1.0 (feed importer; +https://github.com/masthead)';
 
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
@@ -73,6 +77,8 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   const { db, dialect } = storage;
   const accounts = new AccountService(db);
   const publications = new PublicationService(db);
+  const fetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: FEED_USER_AGENT });
+  app.addHook('onClose', () => fetcher.close());
   await app.register(portalRoutes, {
     prefix: '/api/portal/v1',
     accounts,
@@ -82,6 +88,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     issues: new IssueService(db, publications),
     clients: new ClientService(db),
     audit: new AuditService(db),
+    feeds: new FeedService(db, publications, (url, options) => fetcher.fetch(url, options)),
   });
   // Signing in needs no key, so it sits beside the portal's authenticated scope (same prefix), not inside it.
   await app.register(sessionRoutes, { prefix: '/api/portal/v1', sessions: new SessionService(db), accounts });

@@ -111,7 +111,7 @@ for (const dialect of DIALECTS) {
     after(() => database.drop());
 
     it('migrate prints the migrations it applied: all on an empty database, none after', async () => {
-      assert.deepEqual(await mastheadJson('migrate'), { applied: ['001_initial', '002_clients'] });
+      assert.deepEqual(await mastheadJson('migrate'), { applied: ['001_initial', '002_clients', '003_feeds'] });
       assert.deepEqual(await mastheadJson('migrate'), { applied: [] });
     });
 

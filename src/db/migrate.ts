@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationResult, Migrator, sql } from
 import type { Dialect } from './connection.js';
 import * as initial from './migrations/001_initial.js';
 import * as clients from './migrations/002_clients.js';
+import * as feeds from './migrations/003_feeds.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -9,6 +10,7 @@ type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> }
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': initial,
   '002_clients': clients,
+  '003_feeds': feeds,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<MigrationResult[]> {

@@ -131,6 +131,48 @@ export interface SignInFailureTable {
   failed_at: string;
 }
 
+export type FeedJobStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+export interface RssFeedTable {
+  id: Generated<number>;
+  publication_id: number;
+  url: string;
+  title: string;
+  description: string | null;
+  cover: string | null;
+  active: number;
+  job_id: string | null;
+  job_status: FeedJobStatus;
+  /** When the current or last run began; a run still 'running' long after this was cut off and may be taken over. */
+  job_started_at: string | null;
+  last_error: string | null;
+  import_source: number;
+  import_author: number;
+  auto_publish: number;
+  show_related_articles: number;
+  etag: string | null;
+  last_modified: string | null;
+  imported_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RssFeedCategoryTable {
+  feed_id: number;
+  category_id: number;
+}
+
+export interface FeedEntryTable {
+  id: Generated<number>;
+  feed_id: number;
+  entry_key: string;
+  /** Null once a person deleted the imported article. */
+  article_id: number | null;
+  content_hash: string;
+  /** The article's updated_at as the importer last wrote it. */
+  synced_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   users: UserTable;
@@ -144,6 +186,9 @@ export interface Database {
   roles: RoleTable;
   audit_log: AuditLogTable;
   sign_in_failures: SignInFailureTable;
+  rss_feeds: RssFeedTable;
+  rss_feed_categories: RssFeedCategoryTable;
+  feed_entries: FeedEntryTable;
 }
 
 export type RoleRow = Selectable<RoleTable>;
@@ -156,3 +201,5 @@ export type IssueRow = Selectable<IssueTable>;
 export type ArticleRow = Selectable<ArticleTable>;
 export type NewArticle = Insertable<ArticleTable>;
 export type ArticleChanges = Updateable<ArticleTable>;
+
+export type RssFeedRow = Selectable<RssFeedTable>;

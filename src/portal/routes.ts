@@ -11,6 +11,9 @@ import type { CategoryService } from './categories/service.js';
 import { clientRoutes } from './clients/routes.js';
 import { Client } from './clients/schemas.js';
 import type { ClientService } from './clients/service.js';
+import { registerFeedRoutes } from './feeds/routes.js';
+import { RssFeed, SyncResult } from './feeds/schemas.js';
+import type { FeedService } from './feeds/service.js';
 import { Issue, registerIssueRoutes } from './issues/routes.js';
 import type { IssueService } from './issues/service.js';
 import { publicationRoutes } from './publications/routes.js';
@@ -24,10 +27,11 @@ export interface PortalServices {
   issues: IssueService;
   clients: ClientService;
   audit: AuditService;
+  feeds: FeedService;
 }
 
 /** Schemas that responses refer to by $id; the app adds them at its root so the OpenAPI document names them. */
-export const portalSchemas = [Article, Category, Issue, Client];
+export const portalSchemas = [Article, Category, Issue, Client, RssFeed, SyncResult];
 
 /** The Publication Portal API, mounted under /api/portal/v1; every route needs an API key. */
 export const portalRoutes: FastifyPluginAsync<PortalServices> = async (app, services) => {
@@ -36,6 +40,7 @@ export const portalRoutes: FastifyPluginAsync<PortalServices> = async (app, serv
   await app.register(articleRoutes, { articles: services.articles });
   registerCategoryRoutes(app, services.categories);
   registerIssueRoutes(app, services.issues);
+  registerFeedRoutes(app, services.feeds);
   await app.register(clientRoutes, { clients: services.clients });
   await app.register(auditRoutes, { audit: services.audit });
 };

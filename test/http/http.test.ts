@@ -21,6 +21,9 @@ const PORTAL_OPERATIONS: Record<string, string[]> = {
   '/api/portal/v1/categories/{app_id}/{id}': ['delete', 'get', 'put'],
   '/api/portal/v1/issues/{app_id}': ['get', 'post'],
   '/api/portal/v1/issues/{app_id}/{id}': ['delete', 'get', 'put'],
+  '/api/portal/v1/rss_feeds/{app_id}': ['get', 'post'],
+  '/api/portal/v1/rss_feeds/{app_id}/{id}': ['delete', 'get', 'put'],
+  '/api/portal/v1/rss_feeds/{app_id}/{id}/synchronize': ['post'],
   '/api/portal/v1/clients/': ['get', 'post'],
   '/api/portal/v1/clients/page/{page}': ['get'],
   '/api/portal/v1/clients/{id}': ['delete', 'get', 'put'],
@@ -141,7 +144,7 @@ describe('OpenAPI and docs', () => {
 
   it('names the shared schemas, and every portal error response is the ErrorBody', async () => {
     const doc = (await client(t.app).get('/openapi.json')).body;
-    for (const name of ['ErrorBody', 'Article', 'Category', 'Issue']) assert.ok(doc.components.schemas[name], name);
+    for (const name of ['ErrorBody', 'Article', 'Category', 'Issue', 'RssFeed', 'RssFeedSyncResult']) assert.ok(doc.components.schemas[name], name);
     assert.deepEqual(doc.components.schemas.ErrorBody.required, ['success', 'status', 'error', 'message']);
     for (const [path, operations] of Object.entries<Record<string, { responses: Record<string, any> }>>(doc.paths)) {
       if (!path.startsWith(PORTAL)) continue;

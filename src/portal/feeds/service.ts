@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Principal } from '../../accounts/service.js';
+import type { Database, Publication, RssFeedRow } from '../../db/types.js';
+import { conflict, invalidField, notFound } from '../../errors.js';
+import { nowIso, toPortalTimestamp } from '../../time.js';
+import type { PublicationService } from '../publications/service.js';
+import { feedCategoryIds, findFeed, listFeeds, publicationCategoryIds, setFeedCategories } from './queries.js';
+import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
+import { discoverFeedUrl, type FeedFetch, FeedReadError, fetchFeed, importEntries } from './sync.js';
+
+/** Longer than any run can take (a 20 s fetch and one transaction): a run older than this is abandoned. */
+const STALE_RUN_MS = 10 * 60 * 1000;
+
+export class FeedService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly publications: PublicationService,
+    private readonly fetch: FeedFetch,
+  ) {}
+
+  async list(principal: Principal, appId: string): Promise<RssFeedView[]> {
+    const { publication } = await this.publications.access(principal, appId);
+    return this.present(await listFeeds(this.db, publication.id));
+  }
+
+  async get(principal: Principal, appId: string, id: number): Promise<RssFeedView> {
+    const { publication } = await this.publications.access(principal, appId);
+    return this.presentOne(await this.find(publication, id));
+  }
+
+  /** Fetches and parses the feed once: a URL that is not a readable feed is refused; its own title and the like are the defaults. */
+  async create(principal: Principal, appId: string, input: RssFeedCreateInput): Promise<RssFeedView> {
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
+    const url = feedUrl(input.url);
+    const categoryIds = input.category_ids ?? [];
+    await this.checkCategories(publication, categoryIds);
+    const cover = input.cover === undefined ? undefined : coverUrl(input.cover);
+    let fetched;
+    try {
+      fetched = await fetchFeed(this.fetch, url);
+    } catch (error) {
+      if (!(error instanceof FeedReadError)) throw error;
+      // An HTML page naming its feed (<link rel="alternate">): the feed it names is used instead.
+      const discovered = error.response ? discoverFeedUrl(error.response) : undefined;
+      if (!discovered || discovered === url) throw invalidField('/url', `cannot be used: ${error.message}`);
+      try {
+        fetched = await fetchFeed(this.fetch, discovered);
+      } catch (inner) {
+        if (inner instanceof FeedReadError) throw invalidField('/url', `names the feed ${discovered}, which cannot be used: ${inner.message}`);
+        throw inner;
+      }
+    }
+    const feed = fetched.feed!;
+    const now = nowIso();
+    const row = await this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('rss_feeds')
+        .values({
+          publication_id: publication.id,
+          url: fetched.permanentUrl,
+          title: input.title?.trim() || feed.title || new URL(fetched.permanentUrl).hostname,
+          description: input.description !== undefined ? input.description : feed.description || null,
+          cover: cover !== undefined ? cover : (feed.image ?? null),
+          active: input.active === false ? 0 : 1,
+          job_id: null,
+          job_status: 'pending',
+          last_error: null,
+          import_source: input.import_source ? 1 : 0,
+          import_author: input.import_author ? 1 : 0,
+          auto_publish: input.auto_publish ? 1 : 0,
+          show_related_articles: input.show_related_articles ? 1 : 0,
+          etag: null,
+          last_modified: null,
+          imported_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await setFeedCategories(trx, inserted.id, categoryIds);
+      return inserted;
+    });
+    return this.presentOne(row);
+  }
+
+  async update(principal: Principal, appId: string, id: number, input: RssFeedUpdateInput): Promise<RssFeedView> {
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
+    await this.find(publication, id);
+    if (input.category_ids !== undefined) await this.checkCategories(publication, input.category_ids);
+    const changes: Partial<RssFeedRow> = { updated_at: nowIso() };
+    if (input.title !== undefined) changes.title = input.title.trim();
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.cover !== undefined) changes.cover = coverUrl(input.cover);
+    for (const flag of ['active', 'import_source', 'import_author', 'auto_publish', 'show_related_articles'] as const) {
+      if (input[flag] !== undefined) changes[flag] = input[flag] ? 1 : 0;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('rss_feeds').set(changes).where('id', '=', id).execute();
+      if (input.category_ids !== undefined) await setFeedCategories(trx, id, input.category_ids);
+    });
+    return this.presentOne(await this.find(publication, id));
+  }
+
+  /** Deleting a feed keeps the articles it imported; they no longer name it. */
+  async remove(principal: Principal, appId: string, id: number): Promise<void> {
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
+    await this.find(publication, id);
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('articles').set({ rss_feed_id: null }).where('rss_feed_id', '=', id).where('publication_id', '=', publication.id).execute();
+      await trx.deleteFrom('rss_feeds').where('id', '=', id).where('publication_id', '=', publication.id).execute();
+    });
+  }
+
+  async synchronize(principal: Principal, appId: string, id: number): Promise<SyncResultView> {
+    const { publication } = await this.publications.access(principal, appId, 'manage_content');
+    await this.find(publication, id);
+    const jobId = randomUUID();
+    // Claiming the run is one conditional update, so two requests cannot both run it. A run that has been
+    // 'running' for longer than any run can take was cut off (a crash, a restart) and is taken over.
+    const startedAt = nowIso();
+    const stale = new Date(Date.parse(startedAt) - STALE_RUN_MS).toISOString();
+    const claimed = await this.db
+      .updateTable('rss_feeds')
+      .set({ job_id: jobId, job_status: 'running', job_started_at: startedAt })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('job_status', '!=', 'running'), eb('job_started_at', 'is', null), eb('job_started_at', '<', stale)]))
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 0) throw conflict(`RSS feed ${id} is being synchronized already`);
+    const feed = (await this.find(publication, id))!;
+    const result: SyncResultView = {
+      job_id: jobId,
+      job_status: 'completed',
+      imported: 0,
+      updated: 0,
+      skipped: 0,
+      unchanged: 0,
+      failed: 0,
+      not_modified: false,
+      articles: [],
+      errors: [],
+    };
+    try {
+      const fetched = await fetchFeed(this.fetch, feed.url, { etag: feed.etag, lastModified: feed.last_modified });
+      const categoryIds = (await feedCategoryIds(this.db, [id])).get(id) ?? [];
+      const now = nowIso();
+      await this.db.transaction().execute(async (trx) => {
+        if (fetched.feed) {
+          const counts = await importEntries(trx, feed, categoryIds, fetched.feed.entries);
+          Object.assign(result, counts);
+        } else {
+          result.not_modified = true;
+        }
+        const headers = fetched.response.headers;
+        await trx
+          .updateTable('rss_feeds')
+          .set({
+            url: fetched.permanentUrl,
+            etag: fetched.feed ? (headers.etag ?? null) : feed.etag,
+            last_modified: fetched.feed ? (headers['last-modified'] ?? null) : feed.last_modified,
+            imported_at: now,
+            job_status: 'completed',
+            last_error: null,
+          })
+          .where('id', '=', id)
+          .execute();
+      });
+    } catch (error) {
+      const message = error instanceof FeedReadError ? error.message : `the import failed: ${error instanceof Error ? error.message : String(error)}`;
+      Object.assign(result, { job_status: 'failed', imported: 0, updated: 0, skipped: 0, unchanged: 0, failed: 1, articles: [], errors: [message] });
+      await this.db.updateTable('rss_feeds').set({ job_status: 'failed', last_error: message }).where('id', '=', id).execute();
+    }
+    return result;
+  }
+
+  private async find(publication: Publication, id: number): Promise<RssFeedRow> {
+    const row = await findFeed(this.db, publication.id, id);
+    if (!row) throw notFound(`RSS feed ${id}`);
+    return row;
+  }
+
+  private async checkCategories(publication: Publication, ids: number[]): Promise<void> {
+    const known = await publicationCategoryIds(this.db, publication.id, ids);
+    const unknown = ids.find((categoryId) => !known.has(categoryId));
+    if (unknown !== undefined) throw invalidField('/category_ids', `names ${unknown}, which is not a category of this publication`);
+  }
+
+  private async present(rows: RssFeedRow[]): Promise<RssFeedView[]> {
+    const categories = await feedCategoryIds(this.db, rows.map((row) => row.id));
+    return rows.map((row) => presentFeed(row, categories.get(row.id) ?? []));
+  }
+
+  private async presentOne(row: RssFeedRow): Promise<RssFeedView> {
+    return (await this.present([row]))[0]!;
+  }
+}
+
+function feedUrl(text: string): string {
+  const value = text.trim();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidField('/url', 'must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidField('/url', 'must be an http or https URL');
+  if (url.username || url.password) throw invalidField('/url', 'must not carry a user name or password');
+  return url.href;
+}
+
+function coverUrl(cover: string | null): string | null {
+  if (cover === null || cover.trim() === '') return null;
+  const value = cover.trim();
+  if (/[\u0000-\u001f\u007f]/.test(value) || !/^https?:\/\//i.test(value)) throw invalidField('/cover', 'must be an http or https URL');
+  return value;
+}
+
+export function presentFeed(row: RssFeedRow, categoryIds: number[]): RssFeedView {
+  return {
+    id: row.id,
+    publication_id: row.publication_id,
+    url: row.url,
+    title: row.title,
+    description: row.description,
+    cover: row.cover,
+    active: row.active === 1,
+    job_id: row.job_id,
+    job_status: row.job_status,
+    last_error: row.last_error,
+    import_source: row.import_source === 1,
+    import_author: row.import_author === 1,
+    auto_publish: row.auto_publish === 1,
+    show_related_articles: row.show_related_articles === 1,
+    imported_at: toPortalTimestamp(row.imported_at),
+    created_at: toPortalTimestamp(row.created_at),
+    updated_at: toPortalTimestamp(row.updated_at),
+    category_ids: categoryIds,
+  };
+}

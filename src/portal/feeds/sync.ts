@@ -1,0 +1,195 @@
+// Fetching a feed through the safe fetcher and importing its entries as articles, in one transaction.
+
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { ArticleChanges, Database, NewArticle, RssFeedRow } from '../../db/types.js';
+import { FetchError, type SafeFetchResponse } from '../../net/safe-fetch.js';
+import { nowIso } from '../../time.js';
+import { insertArticle, updateArticle } from '../articles/queries.js';
+import { FeedParseError, parseFeed, type NormalizedEntry, type NormalizedFeed } from './index.js';
+import { importedEntries } from './queries.js';
+
+export type FeedFetch = (url: string, options: { headers?: Record<string, string> }) => Promise<SafeFetchResponse>;
+
+const ACCEPT =
+  'application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8';
+
+/** Why a feed could not be read, for people: names the fetch failure's reason or the parse problem. */
+export class FeedReadError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'fetch' | 'status' | 'parse',
+    /** For a parse failure: the response that was not a feed (an HTML page may name its feed). */
+    readonly response?: SafeFetchResponse,
+  ) {
+    super(message);
+  }
+}
+
+export interface FetchedFeed {
+  response: SafeFetchResponse;
+  /** The URL to store: the last hop reached through permanent (301/308) redirects only. */
+  permanentUrl: string;
+  /** Undefined for 304 Not Modified. */
+  feed?: NormalizedFeed;
+}
+
+export async function fetchFeed(fetch: FeedFetch, url: string, conditional: { etag?: string | null; lastModified?: string | null } = {}): Promise<FetchedFeed> {
+  const headers: Record<string, string> = { accept: ACCEPT };
+  if (conditional.etag) headers['if-none-match'] = conditional.etag;
+  if (conditional.lastModified) headers['if-modified-since'] = conditional.lastModified;
+  let response: SafeFetchResponse;
+  try {
+    response = await fetch(url, { headers });
+  } catch (error) {
+    if (error instanceof FetchError) throw new FeedReadError(`the feed could not be fetched (${error.reason}): ${error.message}`, 'fetch');
+    throw error;
+  }
+  const permanent = permanentUrl(url, response);
+  if (response.status === 304) return { response, permanentUrl: permanent };
+  if (response.status < 200 || response.status > 299) {
+    throw new FeedReadError(`the feed's server answered HTTP ${response.status}`, 'status');
+  }
+  try {
+    const feed = parseFeed({ body: response.body, contentType: response.headers['content-type'], url: response.url });
+    return { response, permanentUrl: permanent, feed };
+  } catch (error) {
+    if (error instanceof FeedParseError) {
+      const what = error.code === 'not_a_feed' ? 'is not a feed' : 'is a malformed feed';
+      throw new FeedReadError(`the URL ${what}: ${error.message}`, 'parse', response);
+    }
+    throw error;
+  }
+}
+
+/** Follows the redirect chain while it is permanent (301, 308); the first temporary hop stops it. */
+export function permanentUrl(original: string, response: SafeFetchResponse): string {
+  let url = original;
+  for (const hop of response.redirects) {
+    if (hop.status !== 301 && hop.status !== 308) break;
+    url = hop.to;
+  }
+  return url;
+}
+
+export interface ImportCounts {
+  imported: number;
+  updated: number;
+  skipped: number;
+  unchanged: number;
+  articles: number[];
+}
+
+interface EntryArticle {
+  title: string;
+  info: string | null;
+  html: string | null;
+  cover: string | null;
+  date: string | null;
+  assets: string;
+}
+
+function entryArticle(feed: RssFeedRow, entry: NormalizedEntry, now: string): EntryArticle {
+  const assets: Record<string, unknown> = { show_related_articles: feed.show_related_articles === 1 };
+  if (feed.import_author && entry.author) assets.author = entry.author;
+  if (feed.import_source && entry.link) assets.source_url = entry.link;
+  return {
+    title: entry.title || entry.summary.slice(0, 120) || entry.link || 'Untitled',
+    info: entry.summary || null,
+    html: entry.html || null,
+    cover: entry.cover ?? null,
+    date: entry.publishedAt ?? entry.updatedAt ?? now,
+    assets: JSON.stringify(assets),
+  };
+}
+
+/** The hash of what the feed says about an entry (not of the import time), to tell an edited entry. */
+export function entryHash(entry: NormalizedEntry): string {
+  const content = [entry.title, entry.summary, entry.html, entry.cover ?? '', entry.author ?? '', entry.link ?? '', entry.publishedAt ?? ''];
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+}
+
+/** Writes new and changed entries; run inside a transaction so that a failure leaves nothing half-imported. */
+export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, categoryIds: number[], entries: NormalizedEntry[]): Promise<ImportCounts> {
+  const counts: ImportCounts = { imported: 0, updated: 0, skipped: 0, unchanged: 0, articles: [] };
+  const known = await importedEntries(trx, feed.id);
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    if (seen.has(entry.key)) continue;
+    seen.add(entry.key);
+    if (!entry.title && !entry.html) {
+      counts.skipped += 1;
+      continue;
+    }
+    const hash = entryHash(entry);
+    const previous = known.get(entry.key);
+    const now = nowIso();
+    if (previous && previous.content_hash === hash) {
+      counts.unchanged += 1;
+      continue;
+    }
+    const values = entryArticle(feed, entry, now);
+    if (!previous) {
+      const article: NewArticle = {
+        publication_id: feed.publication_id,
+        ...values,
+        unlock_type: 'free',
+        issue_id: null,
+        position: null,
+        visible: feed.auto_publish,
+        rss_feed_id: feed.id,
+        source: 'rss',
+        author_id: null,
+        created_at: now,
+        updated_at: now,
+      };
+      const id = await insertArticle(trx, article, categoryIds);
+      await trx
+        .insertInto('feed_entries')
+        .values({ feed_id: feed.id, entry_key: entry.key, article_id: id, content_hash: hash, synced_at: now })
+        .execute();
+      counts.imported += 1;
+      counts.articles.push(id);
+      continue;
+    }
+    if (previous.article_id === null || previous.article_updated_at === null || previous.article_updated_at > previous.synced_at) {
+      // A person deleted the article, or edited it since it was imported: theirs wins.
+      counts.skipped += 1;
+      continue;
+    }
+    const changes: ArticleChanges = { ...values, updated_at: now };
+    // An undated entry keeps the date of its first import.
+    if (!entry.publishedAt && !entry.updatedAt) delete changes.date;
+    await updateArticle(trx, previous.article_id, changes, undefined);
+    await trx
+      .updateTable('feed_entries')
+      .set({ content_hash: hash, synced_at: now })
+      .where('feed_id', '=', feed.id)
+      .where('entry_key', '=', entry.key)
+      .execute();
+    counts.updated += 1;
+    counts.articles.push(previous.article_id);
+  }
+  return counts;
+}
+
+const ALTERNATE_TYPES = /^application\/(?:rss\+xml|atom\+xml|feed\+json|rdf\+xml)$/i;
+
+/** The feed an HTML page names with <link rel="alternate" type="application/rss+xml" href="...">, made absolute. */
+export function discoverFeedUrl(response: SafeFetchResponse): string | undefined {
+  const text = response.body.subarray(0, 512 * 1024).toString('latin1');
+  for (const [tag] of text.matchAll(/<link\b[^>]*>/gi)) {
+    const attribute = (name: string) => new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag)?.slice(1).find((value) => value !== undefined);
+    const rel = attribute('rel')?.toLowerCase().split(/\s+/) ?? [];
+    const type = attribute('type')?.trim() ?? '';
+    const href = attribute('href')?.trim();
+    if (!rel.includes('alternate') || !ALTERNATE_TYPES.test(type) || !href) continue;
+    try {
+      const url = new URL(href.replaceAll('&amp;', '&'), response.url);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
+    } catch {
+      // not a URL: look further
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,447 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { client, createOwner, createPublication, DIALECTS, expectError, type Owner, startApp, type TestApp } from '../helpers/app.js';
+import { PORTAL, TIMESTAMP } from '../helpers/portal.js';
+import { createClientUser } from '../helpers/roles.js';
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** A local HTTP server whose answer each test sets by path. */
+async function feedServer() {
+  const routes = new Map<string, Handler>();
+  const requests: { path: string; headers: IncomingMessage['headers'] }[] = [];
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0]!;
+    requests.push({ path, headers: request.headers });
+    const handler = routes.get(path);
+    if (!handler) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    handler(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    base: `http://127.0.0.1:${port}`,
+    routes,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface Item {
+  guid: string;
+  title: string;
+  html?: string;
+  link?: string;
+  author?: string;
+  date?: string;
+}
+
+function rss(items: Item[], channel: { title?: string; description?: string; image?: string } = {}): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>
+<title>${channel.title ?? 'The Sample Blog'}</title>
+<link>https://blog.example.com/</link>
+<description>${channel.description ?? 'Notes from the sample blog'}</description>
+${channel.image ? `<image><url>${channel.image}</url><title>x</title><link>https://blog.example.com/</link></image>` : ''}
+${items
+  .map(
+    (item) => `<item><guid isPermaLink="false">${item.guid}</guid><title>${item.title}</title>
+<link>${item.link ?? `https://blog.example.com/${item.guid}`}</link>
+${item.author ? `<dc:creator>${item.author}</dc:creator>` : ''}
+<pubDate>${item.date ?? 'Tue, 03 Jun 2025 09:39:21 GMT'}</pubDate>
+<description><![CDATA[${item.html ?? `<p>Body of ${item.title}</p>`}]]></description></item>`,
+  )
+  .join('\n')}
+</channel></rss>`;
+}
+
+/** Serves a body, with an ETag, answering 304 when If-None-Match matches it. */
+function serveFeed(body: () => string, etag?: () => string): Handler {
+  return (request, response) => {
+    const tag = etag?.();
+    if (tag && request.headers['if-none-match'] === tag) {
+      response.writeHead(304, { etag: tag }).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8', ...(tag ? { etag: tag } : {}) }).end(body());
+  };
+}
+
+const redirect = (status: number, to: string): Handler => (_request, response) => response.writeHead(status, { location: to }).end();
+
+let counter = 0;
+const nextPath = (stem = 'feed') => `/${stem}-${++counter}.xml`;
+
+for (const dialect of DIALECTS) {
+  describe(`RSS feeds (${dialect})`, () => {
+    let server: Awaited<ReturnType<typeof feedServer>>;
+    let blockedServer: Awaited<ReturnType<typeof feedServer>>;
+    let t: TestApp;
+    let owner: Owner;
+    let api: ReturnType<typeof client>;
+    let appId: string;
+    let publicationId: number;
+    let strangerApi: ReturnType<typeof client>;
+    let strangerAppId: string;
+
+    before(async () => {
+      server = await feedServer();
+      blockedServer = await feedServer();
+      t = await startApp(dialect, { OUTBOUND_ALLOW: `127.0.0.1:${server.port}` });
+      owner = await createOwner(t.storage);
+      const publication = await createPublication(t.storage, owner.accountId);
+      appId = publication.app_id;
+      publicationId = publication.id;
+      api = client(t.app, owner.apiKey);
+      const stranger = await createOwner(t.storage);
+      strangerApi = client(t.app, stranger.apiKey);
+      strangerAppId = (await createPublication(t.storage, stranger.accountId)).app_id;
+    });
+    after(async () => {
+      await t.close();
+      await server.close();
+      await blockedServer.close();
+    });
+
+    const feeds = (id?: number | string, app = appId) => `${PORTAL}/rss_feeds/${app}${id === undefined ? '' : `/${id}`}`;
+
+    async function createFeed(items: Item[], body: Record<string, unknown> = {}, etag?: () => string) {
+      const path = nextPath();
+      const state = { items, etag };
+      server.routes.set(path, serveFeed(() => rss(state.items), etag));
+      const created = await api.post(feeds(), { url: `${server.base}${path}`, ...body });
+      assert.equal(created.status, 201, created.raw);
+      return { feed: created.body, path, state };
+    }
+
+    async function articlesOf(feedId: number) {
+      return t.storage.db.selectFrom('articles').selectAll().where('rss_feed_id', '=', feedId).orderBy('id').execute();
+    }
+
+    it('creates a feed with the feed\'s own title, description and cover as defaults, and every field', async () => {
+      const path = nextPath();
+      server.routes.set(path, serveFeed(() => rss([], { title: 'Own Title', description: 'Own description', image: 'https://blog.example.com/logo.png' })));
+      const created = await api.post(feeds(), { url: `${server.base}${path}`, auto_publish: true });
+      assert.equal(created.status, 201, created.raw);
+      const feed = created.body;
+      assert.deepEqual(Object.keys(feed).sort(), [
+        'active', 'auto_publish', 'category_ids', 'cover', 'created_at', 'description', 'id', 'import_author', 'import_source',
+        'imported_at', 'job_id', 'job_status', 'last_error', 'publication_id', 'show_related_articles', 'title', 'updated_at', 'url',
+      ]);
+      assert.equal(feed.title, 'Own Title');
+      assert.equal(feed.description, 'Own description');
+      assert.equal(feed.cover, 'https://blog.example.com/logo.png');
+      assert.equal(feed.url, `${server.base}${path}`);
+      assert.equal(feed.active, true);
+      assert.equal(feed.auto_publish, true);
+      assert.equal(feed.import_source, false);
+      assert.equal(feed.job_status, 'pending');
+      assert.equal(feed.imported_at, null);
+      assert.match(feed.created_at, TIMESTAMP);
+      assert.match(feed.updated_at, TIMESTAMP);
+      assert.deepEqual(feed.category_ids, []);
+      // A given title wins over the feed's.
+      const named = await api.post(feeds(), { url: `${server.base}${path}`, title: 'Mine' });
+      assert.equal(named.body.title, 'Mine');
+      // The fetcher identifies itself.
+      assert.match(String(server.requests.at(-1)!.headers['user-agent']), /Masthead/);
+    });
+
+    it('reads, lists, updates and deletes feeds', async () => {
+      const category = (await api.post(`${PORTAL}/categories/${appId}`, { name: `Feeds ${++counter}` })).body;
+      const { feed } = await createFeed([], { category_ids: [category.id] });
+      assert.deepEqual(feed.category_ids, [category.id]);
+      const one = await api.get(feeds(feed.id));
+      assert.equal(one.status, 200);
+      assert.deepEqual(one.body, feed);
+      const list = await api.get(feeds());
+      assert.equal(list.status, 200);
+      assert.ok(list.body.some((row: { id: number }) => row.id === feed.id));
+      const updated = await api.put(feeds(feed.id), {
+        title: 'Renamed',
+        description: 'New description',
+        cover: 'https://cdn.example.com/c.png',
+        active: false,
+        import_source: true,
+        import_author: true,
+        auto_publish: true,
+        show_related_articles: true,
+        category_ids: [],
+        url: 'http://ignored.example.com/',
+      });
+      assert.equal(updated.status, 200, updated.raw);
+      assert.equal(updated.body.title, 'Renamed');
+      assert.equal(updated.body.description, 'New description');
+      assert.equal(updated.body.cover, 'https://cdn.example.com/c.png');
+      assert.equal(updated.body.active, false);
+      assert.equal(updated.body.import_source, true);
+      assert.equal(updated.body.import_author, true);
+      assert.equal(updated.body.auto_publish, true);
+      assert.equal(updated.body.show_related_articles, true);
+      assert.deepEqual(updated.body.category_ids, []);
+      assert.equal(updated.body.url, feed.url, 'the url cannot be changed');
+      assert.equal((await api.delete(feeds(feed.id))).status, 204);
+      expectError(await api.get(feeds(feed.id)), 404, 'not_found');
+      expectError(await api.delete(feeds(feed.id)), 404, 'not_found');
+      expectError(await api.put(feeds(feed.id), { title: 'x' }), 404, 'not_found');
+    });
+
+    it('refuses bad bodies with 400', async () => {
+      const path = nextPath();
+      server.routes.set(path, serveFeed(() => rss([])));
+      const url = `${server.base}${path}`;
+      expectError(await api.post(feeds(), {}), 400, 'validation_failed');
+      expectError(await api.post(feeds(), { url: 'ftp://example.com/feed' }), 400, 'validation_failed');
+      expectError(await api.post(feeds(), { url: 'not a url' }), 400, 'validation_failed');
+      expectError(await api.post(feeds(), { url: `https://example.com/${'a'.repeat(2050)}` }), 400, 'validation_failed');
+      const otherCategory = (await strangerApi.post(`${PORTAL}/categories/${strangerAppId}`, { name: `Theirs ${++counter}` })).body;
+      const problem = expectError(await api.post(feeds(), { url, category_ids: [otherCategory.id] }), 400, 'validation_failed');
+      assert.match(problem.message, /category_ids/);
+      expectError(await api.post(feeds(), { url, cover: 'javascript:alert(1)' }), 400, 'validation_failed');
+      const { feed } = await createFeed([]);
+      expectError(await api.put(feeds(feed.id), { category_ids: [otherCategory.id] }), 400, 'validation_failed');
+      expectError(await api.put(feeds(feed.id), { title: '' }), 400, 'validation_failed');
+    });
+
+    it('refuses a URL that is an HTML page, not a feed, with a clear 400', async () => {
+      const path = '/page.html';
+      server.routes.set(path, (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><head><title>Home</title></head><body><p>Hello</p></body></html>');
+      });
+      const problem = expectError(await api.post(feeds(), { url: `${server.base}${path}` }), 400, 'validation_failed');
+      assert.match(problem.message, /not a feed/);
+      const missing = expectError(await api.post(feeds(), { url: `${server.base}/missing.xml` }), 400, 'validation_failed');
+      assert.match(missing.message, /404/);
+    });
+
+    it('finds the feed an HTML page names with <link rel="alternate">', async () => {
+      const path = nextPath();
+      server.routes.set(path, serveFeed(() => rss([], { title: 'Discovered' })));
+      server.routes.set('/blog/', (_request, response) => {
+        response
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<!doctype html><html><head><link rel="stylesheet" href="/s.css"><link rel="alternate" type="application/rss+xml" title="RSS" href="..${path}"></head><body>Blog</body></html>`);
+      });
+      const created = await api.post(feeds(), { url: `${server.base}/blog/` });
+      assert.equal(created.status, 201, created.raw);
+      assert.equal(created.body.url, `${server.base}${path}`);
+      assert.equal(created.body.title, 'Discovered');
+    });
+
+    it('refuses a URL on a private address not in OUTBOUND_ALLOW with a 400 naming the reason', async () => {
+      blockedServer.routes.set('/feed.xml', serveFeed(() => rss([])));
+      const problem = expectError(await api.post(feeds(), { url: `${blockedServer.base}/feed.xml` }), 400, 'validation_failed');
+      assert.match(problem.message, /blocked_address/);
+      assert.equal(blockedServer.requests.length, 0, 'no request reached the blocked server');
+      // Redirects into the network are refused too.
+      const path = nextPath('redirect');
+      server.routes.set(path, redirect(302, `${blockedServer.base}/feed.xml`));
+      const viaRedirect = expectError(await api.post(feeds(), { url: `${server.base}${path}` }), 400, 'validation_failed');
+      assert.match(viaRedirect.message, /blocked_address/);
+      assert.equal(blockedServer.requests.length, 0);
+    });
+
+    it('imports entries as articles with every field; an unchanged re-sync writes nothing', async () => {
+      const category = (await api.post(`${PORTAL}/categories/${appId}`, { name: `Imported ${++counter}` })).body;
+      const { feed } = await createFeed(
+        [
+          { guid: 'a', title: 'First post', html: '<p>First <b>body</b></p>', author: 'Ada', date: 'Tue, 03 Jun 2025 09:39:21 GMT' },
+          { guid: 'b', title: 'Second post', html: '<p>Second</p>' },
+        ],
+        { category_ids: [category.id], import_source: true, import_author: true, show_related_articles: true },
+      );
+      const sync = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(sync.status, 200, sync.raw);
+      assert.match(sync.body.job_id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.equal(sync.body.job_status, 'completed');
+      assert.equal(sync.body.imported, 2);
+      assert.equal(sync.body.updated, 0);
+      assert.equal(sync.body.skipped, 0);
+      assert.equal(sync.body.failed, 0);
+      assert.deepEqual(sync.body.errors, []);
+      assert.equal(sync.body.articles.length, 2);
+
+      const first = (await api.get(`${PORTAL}/articles/${appId}/${sync.body.articles[0]}`)).body;
+      assert.equal(first.title, 'First post');
+      assert.match(first.html, /<b>body<\/b>/);
+      assert.equal(first.info, 'First body');
+      assert.equal(first.date, '2025-06-03 09:39:21');
+      assert.equal(first.source, 'rss');
+      assert.equal(first.rss_feed_id, feed.id);
+      assert.equal(first.visible, false, 'auto_publish is off');
+      assert.equal(first.author_id, null);
+      assert.deepEqual(first.category_ids, [category.id]);
+      assert.deepEqual(first.assets, { show_related_articles: true, author: 'Ada', source_url: 'https://blog.example.com/a' });
+
+      const reread = (await api.get(feeds(feed.id))).body;
+      assert.equal(reread.job_status, 'completed');
+      assert.equal(reread.job_id, sync.body.job_id);
+      assert.match(reread.imported_at, TIMESTAMP);
+
+      const before = await articlesOf(feed.id);
+      const again = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(again.status, 200);
+      assert.equal(again.body.imported, 0);
+      assert.equal(again.body.updated, 0);
+      assert.equal(again.body.unchanged, 2);
+      assert.deepEqual(again.body.articles, []);
+      assert.notEqual(again.body.job_id, sync.body.job_id);
+      assert.deepEqual(await articlesOf(feed.id), before, 'no article was written');
+    });
+
+    it('sends If-None-Match and, on 304, parses and writes nothing', async () => {
+      const { feed, path } = await createFeed([{ guid: 'x', title: 'Cached' }], { auto_publish: true }, () => '"v1"');
+      const first = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(first.body.imported, 1);
+      const articles = await articlesOf(feed.id);
+      assert.equal(articles[0]!.visible, 1, 'auto_publish makes articles visible');
+      const second = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(second.status, 200);
+      assert.equal(second.body.job_status, 'completed');
+      assert.equal(second.body.not_modified, true);
+      assert.equal(second.body.imported + second.body.updated + second.body.unchanged, 0);
+      const last = server.requests.filter((request) => request.path === path).at(-1)!;
+      assert.equal(last.headers['if-none-match'], '"v1"');
+      assert.deepEqual(await articlesOf(feed.id), articles);
+    });
+
+    it('updates the article of an edited entry, but skips an article a person has edited', async () => {
+      const { feed, state } = await createFeed([
+        { guid: 'e1', title: 'Original one' },
+        { guid: 'e2', title: 'Original two' },
+      ]);
+      const first = await api.post(`${feeds(feed.id)}/synchronize`);
+      const [one, two] = first.body.articles as number[];
+      // A person edits the second article.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const edited = await api.put(`${PORTAL}/articles/${appId}/${two}`, { title: 'Edited by a person' });
+      assert.equal(edited.status, 200, edited.raw);
+      state.items = [
+        { guid: 'e1', title: 'Changed one', html: '<p>New body</p>' },
+        { guid: 'e2', title: 'Changed two' },
+        { guid: 'e3', title: 'Brand new' },
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const sync = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(sync.body.job_status, 'completed');
+      assert.equal(sync.body.imported, 1);
+      assert.equal(sync.body.updated, 1);
+      assert.equal(sync.body.skipped, 1);
+      assert.ok(sync.body.articles.includes(one));
+      assert.ok(!sync.body.articles.includes(two));
+      const oneNow = (await api.get(`${PORTAL}/articles/${appId}/${one}`)).body;
+      assert.equal(oneNow.title, 'Changed one');
+      assert.match(oneNow.html, /New body/);
+      const twoNow = (await api.get(`${PORTAL}/articles/${appId}/${two}`)).body;
+      assert.equal(twoNow.title, 'Edited by a person');
+      assert.equal((await articlesOf(feed.id)).length, 3);
+    });
+
+    it('does not bring back an imported article a person deleted', async () => {
+      const { feed, state } = await createFeed([{ guid: 'gone', title: 'Soon deleted' }]);
+      const [id] = (await api.post(`${feeds(feed.id)}/synchronize`)).body.articles as number[];
+      assert.equal((await api.delete(`${PORTAL}/articles/${appId}/${id}`)).status, 204);
+      state.items = [{ guid: 'gone', title: 'Soon deleted, then edited upstream' }];
+      const again = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(again.body.job_status, 'completed');
+      assert.deepEqual([again.body.imported, again.body.skipped], [0, 1]);
+      assert.equal((await articlesOf(feed.id)).length, 0);
+    });
+
+    it('stores the new URL after a 301, keeps it after a 302', async () => {
+      const target = nextPath('target');
+      server.routes.set(target, serveFeed(() => rss([{ guid: 'r', title: 'Moved' }])));
+      const permanent = nextPath('moved');
+      const temporary = nextPath('temp');
+      server.routes.set(permanent, serveFeed(() => rss([])));
+      server.routes.set(temporary, serveFeed(() => rss([])));
+      const movedFeed = (await api.post(feeds(), { url: `${server.base}${permanent}` })).body;
+      const tempFeed = (await api.post(feeds(), { url: `${server.base}${temporary}` })).body;
+      server.routes.set(permanent, redirect(301, target));
+      server.routes.set(temporary, redirect(302, target));
+      const moved = await api.post(`${feeds(movedFeed.id)}/synchronize`);
+      assert.equal(moved.body.imported, 1);
+      assert.equal((await api.get(feeds(movedFeed.id))).body.url, `${server.base}${target}`);
+      const temp = await api.post(`${feeds(tempFeed.id)}/synchronize`);
+      assert.equal(temp.body.imported, 1);
+      assert.equal((await api.get(feeds(tempFeed.id))).body.url, `${server.base}${temporary}`);
+    });
+
+    it('records a failed synchronization and imports nothing', async () => {
+      const { feed, path } = await createFeed([{ guid: 'f', title: 'Will fail' }]);
+      server.routes.set(path, (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Just a moment...</body></html>'));
+      const sync = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(sync.status, 200);
+      assert.equal(sync.body.job_status, 'failed');
+      assert.equal(sync.body.imported, 0);
+      assert.equal(sync.body.errors.length, 1);
+      assert.match(sync.body.errors[0], /not a feed/);
+      const reread = (await api.get(feeds(feed.id))).body;
+      assert.equal(reread.job_status, 'failed');
+      assert.match(reread.last_error, /not a feed/);
+      assert.equal((await articlesOf(feed.id)).length, 0);
+      // Serving a feed again recovers.
+      server.routes.set(path, serveFeed(() => rss([{ guid: 'f', title: 'Back' }])));
+      const recovered = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(recovered.body.job_status, 'completed');
+      assert.equal((await api.get(feeds(feed.id))).body.last_error, null);
+    });
+
+    it('answers 409 to a synchronize while one is running', async () => {
+      const { feed } = await createFeed([]);
+      const running = (startedAt: Date) =>
+        t.storage.db.updateTable('rss_feeds').set({ job_status: 'running', job_started_at: startedAt.toISOString() }).where('id', '=', feed.id).execute();
+      await running(new Date());
+      expectError(await api.post(`${feeds(feed.id)}/synchronize`), 409, 'conflict');
+      await t.storage.db.updateTable('rss_feeds').set({ job_status: 'completed' }).where('id', '=', feed.id).execute();
+      assert.equal((await api.post(`${feeds(feed.id)}/synchronize`)).status, 200);
+      // A run left 'running' by a crash long ago is taken over rather than blocking the feed for ever.
+      await running(new Date(Date.now() - 11 * 60 * 1000));
+      const takenOver = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(takenOver.status, 200);
+      assert.equal(takenOver.body.job_status, 'completed');
+    });
+
+    it('imports no script, handler or javascript: URL', async () => {
+      const { feed } = await createFeed([
+        {
+          guid: 'xss',
+          title: 'Evil <script>alert(1)</script>',
+          html: '<p onclick="alert(1)">Hi<script>alert(2)</script><a href="javascript:alert(3)">x</a><img src="x" onerror="alert(4)"><iframe src="https://evil.example.com/"></iframe></p>',
+        },
+      ]);
+      const sync = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(sync.body.imported, 1, sync.raw);
+      const [article] = await articlesOf(feed.id);
+      const text = `${article!.title} ${article!.html} ${article!.info}`;
+      assert.doesNotMatch(text, /<script|onclick|onerror|javascript:|<iframe/i);
+    });
+
+    it('applies the role table: viewers read, authors cannot create or synchronize; other accounts see 404', async () => {
+      const { feed } = await createFeed([]);
+      const viewer = client(t.app, (await createClientUser(t.storage, owner.accountId, [{ publicationId, accessLevel: 'viewer' }])).apiKey);
+      const author = client(t.app, (await createClientUser(t.storage, owner.accountId, [{ publicationId, accessLevel: 'author' }])).apiKey);
+      const editor = client(t.app, (await createClientUser(t.storage, owner.accountId, [{ publicationId, accessLevel: 'editor' }])).apiKey);
+      assert.equal((await viewer.get(feeds())).status, 200);
+      assert.equal((await viewer.get(feeds(feed.id))).status, 200);
+      expectError(await viewer.post(feeds(), { url: feed.url }), 403, 'forbidden');
+      expectError(await author.post(feeds(), { url: feed.url }), 403, 'forbidden');
+      expectError(await author.post(`${feeds(feed.id)}/synchronize`), 403, 'forbidden');
+      expectError(await author.put(feeds(feed.id), { title: 'x' }), 403, 'forbidden');
+      expectError(await author.delete(feeds(feed.id)), 403, 'forbidden');
+      assert.equal((await editor.post(`${feeds(feed.id)}/synchronize`)).status, 200);
+      assert.equal((await editor.put(feeds(feed.id), { title: 'By editor' })).status, 200);
+      expectError(await strangerApi.get(feeds(feed.id)), 404, 'not_found');
+      expectError(await strangerApi.get(feeds()), 404, 'not_found');
+      expectError(await strangerApi.post(`${feeds(feed.id)}/synchronize`), 404, 'not_found');
+      expectError(await strangerApi.get(feeds(feed.id, strangerAppId)), 404, 'not_found');
+      expectError(await client(t.app).get(feeds()), 401, 'unauthorized');
+    });
+  });
+}
