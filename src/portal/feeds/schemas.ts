@@ -33,8 +33,8 @@ const Description = Nullable(Type.String({ maxLength: 10_000 }));
 const Cover = Nullable(Type.String({ maxLength: MAX_FEED_URL_LENGTH }));
 const CategoryIds = Type.Array(Id, { maxItems: 100, uniqueItems: true });
 
-export const RssFeedCreateBody = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: MAX_FEED_URL_LENGTH, description: 'http or https URL of the feed' }),
+/** What a feed's owner may set, on create and on update. */
+const feedSettings = {
   title: Type.Optional(Title),
   description: Type.Optional(Description),
   cover: Type.Optional(Cover),
@@ -44,20 +44,16 @@ export const RssFeedCreateBody = Type.Object({
   auto_publish: Type.Optional(Type.Boolean()),
   show_related_articles: Type.Optional(Type.Boolean()),
   category_ids: Type.Optional(CategoryIds),
+};
+
+export const RssFeedCreateBody = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: MAX_FEED_URL_LENGTH, description: 'http or https URL of the feed' }),
+  ...feedSettings,
 });
 export type RssFeedCreateInput = Static<typeof RssFeedCreateBody>;
 
-export const RssFeedUpdateBody = Type.Object({
-  title: Type.Optional(Title),
-  description: Type.Optional(Description),
-  cover: Type.Optional(Cover),
-  active: Type.Optional(Type.Boolean()),
-  import_source: Type.Optional(Type.Boolean()),
-  import_author: Type.Optional(Type.Boolean()),
-  auto_publish: Type.Optional(Type.Boolean()),
-  show_related_articles: Type.Optional(Type.Boolean()),
-  category_ids: Type.Optional(CategoryIds),
-});
+/** As on create, without the URL: a feed's URL changes only by the feed's own permanent redirects. */
+export const RssFeedUpdateBody = Type.Object(feedSettings);
 export type RssFeedUpdateInput = Static<typeof RssFeedUpdateBody>;
 
 export const SyncResult = Type.Object(
