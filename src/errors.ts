@@ -22,6 +22,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: FieldProblem[] = [],
+    /** For rate_limited: when the caller may try again (sent as Retry-After). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }

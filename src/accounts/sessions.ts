@@ -22,13 +22,6 @@ export const WRONG_CREDENTIALS = 'The email or password is wrong';
 // answer's timing does not tell whether the email exists.
 const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$fBgkZ23FGKj72gmI7Mxtlw$b56L1SjVTICbfk3J3MXW/BESd8KEtJ8Le8tbWOm5P4Y';
 
-/** Too many failed sign-ins: a 429 whose Retry-After says when the next attempt may be made. */
-export class SignInThrottled extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('rate_limited', `Too many failed sign-ins; try again in ${retryAfterSeconds} seconds`);
-  }
-}
-
 export interface SignInInput {
   email: string;
   password: string;
@@ -128,7 +121,10 @@ export class SessionService {
       const freeing = times[times.length - limit]!;
       waitMs = Math.max(waitMs, freeing + FAILURE_WINDOW_MS - now);
     }
-    if (waitMs > 0) throw new SignInThrottled(Math.max(1, Math.ceil(waitMs / 1000)));
+    if (waitMs > 0) {
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+      throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${seconds} seconds`, [], seconds);
+    }
   }
 
   /** Counts a failure against the email and the IP, and forgets failures that have left the window. */

@@ -66,6 +66,7 @@ function describe(problem: FieldProblem): string {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
       return reply.code(STATUS_OF[error.code]).send(errorBody(error.code, error.message, error.details));
     }
     if (error.validation) {

@@ -126,18 +126,6 @@ export class ArticleQueries {
     }
     return byArticle;
   }
-
-  /** The ids among `ids` that are categories (or issues) of the publication. */
-  async existingIds(table: 'categories' | 'issues', publicationId: number, ids: number[]): Promise<Set<number>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.db
-      .selectFrom(table)
-      .select('id')
-      .where('publication_id', '=', publicationId)
-      .where('id', 'in', ids)
-      .execute();
-    return new Set(rows.map((row) => row.id));
-  }
 }
 
 /** Writes run inside a transaction, so they take the transaction's handle. */

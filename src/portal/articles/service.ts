@@ -6,6 +6,7 @@ import type { ArticleChanges, ArticleRow, Database, NewArticle, Publication } fr
 import { type FieldProblem, forbidden, notFound, validationError } from '../../errors.js';
 import { allows } from '../permissions.js';
 import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
+import { idsInPublication } from '../publications/queries.js';
 import type { PublicationService } from '../publications/service.js';
 import { type ArticleFilter, ArticleQueries, type CategoryRef, deleteArticle, insertArticle, updateArticle } from './queries.js';
 import type {
@@ -140,8 +141,8 @@ export class ArticleService {
     const categoryIds = [...new Set(references.flatMap((reference) => reference.categoryIds))];
     const issueIds = [...new Set(references.flatMap((reference) => (reference.issueId === null ? [] : [reference.issueId])))];
     const [categories, issues] = await Promise.all([
-      this.queries.existingIds('categories', publication.id, categoryIds),
-      this.queries.existingIds('issues', publication.id, issueIds),
+      idsInPublication(this.db, 'categories', publication.id, categoryIds),
+      idsInPublication(this.db, 'issues', publication.id, issueIds),
     ]);
     const problems: FieldProblem[] = [];
     references.forEach((reference, index) => {

@@ -33,13 +33,6 @@ export async function setFeedCategories(db: Kysely<Database>, feedId: number, ca
   await db.insertInto('rss_feed_categories').values(categoryIds.map((category_id) => ({ feed_id: feedId, category_id }))).execute();
 }
 
-/** The ids among `ids` that are categories of the publication. */
-export async function publicationCategoryIds(db: Kysely<Database>, publicationId: number, ids: number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('categories').select('id').where('publication_id', '=', publicationId).where('id', 'in', ids).execute();
-  return new Set(rows.map((row) => row.id));
-}
-
 export interface ImportedEntry {
   entry_key: string;
   /** Null when a person deleted the article. */

@@ -5,7 +5,8 @@ import type { Database, Publication, RssFeedRow } from '../../db/types.js';
 import { conflict, invalidField, notFound } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
-import { feedCategoryIds, findFeed, listFeeds, publicationCategoryIds, setFeedCategories } from './queries.js';
+import { idsInPublication } from '../publications/queries.js';
+import { feedCategoryIds, findFeed, listFeeds, setFeedCategories } from './queries.js';
 import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
 import { discoverFeedUrl, type FeedFetch, FeedReadError, fetchFeed, importEntries } from './sync.js';
 
@@ -180,7 +181,7 @@ export class FeedService {
   }
 
   private async checkCategories(publication: Publication, ids: number[]): Promise<void> {
-    const known = await publicationCategoryIds(this.db, publication.id, ids);
+    const known = await idsInPublication(this.db, 'categories', publication.id, ids);
     const unknown = ids.find((categoryId) => !known.has(categoryId));
     if (unknown !== undefined) throw invalidField('/category_ids', `names ${unknown}, which is not a category of this publication`);
   }

@@ -7,7 +7,6 @@ import {
   MAX_FAILURES_PER_IP,
   SESSION_TTL_MS,
   type SessionService,
-  SignInThrottled,
   WRONG_CREDENTIALS,
 } from '../../accounts/sessions.js';
 import { principalOf, requireApiKey } from '../../http/auth.js';
@@ -66,13 +65,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRouteOptions> = asy
       },
     },
     async (request, reply) => {
-      try {
-        const session = await sessions.signIn({ email: request.body.email, password: request.body.password, ip: request.ip });
-        return reply.code(201).send(session);
-      } catch (error) {
-        if (error instanceof SignInThrottled) reply.header('retry-after', String(error.retryAfterSeconds));
-        throw error;
-      }
+      const session = await sessions.signIn({ email: request.body.email, password: request.body.password, ip: request.ip });
+      return reply.code(201).send(session);
     },
   );
 
