@@ -5,6 +5,7 @@ import { AccountService } from './accounts/service.js';
 import { SessionService } from './accounts/sessions.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/connection.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { ErrorBody, registerErrorHandling } from './http/errors.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -14,17 +15,27 @@ import { AuditService } from './portal/audit/service.js';
 import { CategoryService } from './portal/categories/service.js';
 import { ClientService } from './portal/clients/service.js';
 import { createSafeFetcher } from './net/safe-fetch.js';
-import { FeedService } from './portal/feeds/service.js';
+import { buildFeeds } from './portal/feeds/compose.js';
+import type { FeedScheduler } from './portal/feeds/scheduler.js';
 import { IssueService } from './portal/issues/service.js';
 import { PublicationService } from './portal/publications/service.js';
-import { portalRoutes, portalSchemas } from './portal/routes.js';
+import { type PortalServices, portalRoutes, portalSchemas } from './portal/routes.js';
 import { sessionRoutes } from './portal/sessions/routes.js';
+import { buildLeadApi } from './leads/compose.js';
+import { leadRoutes } from './leads/routes.js';
 
 export interface AppDeps {
   config: Config;
   storage: Storage;
   /** Log requests (JSON lines, at config.logLevel). Off in tests. */
   logRequests?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The background synchronization of RSS feeds; tests drive it with runDue(). */
+    feedScheduler: FeedScheduler;
+  }
 }
 
 export const FEED_USER_AGENT = 'Masthead/1.0 (feed importer; +https://github.com/masthead)';
@@ -79,8 +90,12 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   const publications = new PublicationService(db);
   const fetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: FEED_USER_AGENT });
   app.addHook('onClose', () => fetcher.close());
-  await app.register(portalRoutes, {
-    prefix: '/api/portal/v1',
+  const feeds = buildFeeds({ db, dialect, publications, fetch: (url, options) => fetcher.fetch(url, options), settings: config.feeds, log: app.log });
+  app.decorate('feedScheduler', feeds.scheduler);
+  app.addHook('onReady', async () => feeds.start());
+  // Registered after the fetcher's hook, so run before it (onClose hooks run last-registered first).
+  app.addHook('onClose', () => feeds.stop());
+  const portal: PortalServices = {
     accounts,
     publications,
     articles: new ArticleService(db, dialect, publications),
@@ -88,10 +103,28 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     issues: new IssueService(db, publications),
     clients: new ClientService(db),
     audit: new AuditService(db),
-    feeds: new FeedService(db, publications, (url, options) => fetcher.fetch(url, options)),
-  });
+    feeds: feeds.service,
+  };
+  await app.register(portalRoutes, { prefix: '/api/portal/v1', ...portal });
   // Signing in needs no key, so it sits beside the portal's authenticated scope (same prefix), not inside it.
-  await app.register(sessionRoutes, { prefix: '/api/portal/v1', sessions: new SessionService(db), accounts });
+  const sessions = new SessionService(db);
+  await app.register(sessionRoutes, { prefix: '/api/portal/v1', sessions, accounts });
+
+  const leadApi = buildLeadApi({ config, storage, log: app.log });
+  app.addHook('onReady', async () => leadApi.start());
+  app.addHook('onClose', () => leadApi.close());
+  await app.register(leadRoutes, { prefix: '/api/client', accounts, leads: leadApi.leads, rateLimit: leadApi.rateLimit });
+
+  // The web dashboard at /: the same services, through pages with sessions and CSRF-checked forms.
+  await app.register(dashboardRoutes, {
+    ...portal,
+    sessions,
+    leads: leadApi.leads,
+    templates: leadApi.templates,
+    leadRateLimit: leadApi.rateLimit,
+    allowSignup: config.allowSignup,
+    canSendEmail: config.smtpUrl !== undefined,
+  });
 
   return app;
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { AccountService } from './accounts/service.js';
 import { buildApp } from './app.js';
@@ -6,6 +7,8 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { openStorage, type Storage } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './errors.js';
+import { MAX_TEMPLATE_BYTES } from './leads/templates/engine.js';
+import { TemplateService } from './leads/templates/service.js';
 import { PublicationService } from './portal/publications/service.js';
 
 // No help text after a usage error: every command fails with one line (`--help` shows the usage).
@@ -61,6 +64,36 @@ key
   .action((options: { user: number; name?: string }) =>
     withStorage(async (storage) => print({ api_key: await new AccountService(storage.db).createKey({ userId: options.user, name: options.name }) })),
   );
+
+const template = program.command('template').description('manage prompt templates of the lead API');
+template
+  .command('create')
+  .description('create a prompt template from a file ({{variables}} are checked now, not when a lead uses it)')
+  .requiredOption('--account <id>', 'the account id', positiveInteger)
+  .requiredOption('--name <name>', 'the template\'s name, unique in the account')
+  .requiredOption('--file <path>', 'a UTF-8 text file: the body template, also the prompt when an LLM writes the email')
+  .option('--subject <subject>', 'the subject line template (default: the generator writes the subject)')
+  .option('--default', 'make it the account\'s default template')
+  .action((options: { account: number; name: string; file: string; subject?: string; default?: boolean }) =>
+    withStorage(async (storage) => {
+      const body = await readTemplateFile(options.file);
+      await new AccountService(storage.db).getAccount(options.account);
+      const created = await new TemplateService(storage.db).create(options.account, { name: options.name, subject: options.subject, body, isDefault: options.default });
+      print({ template: { id: created.id, name: created.name } });
+    }),
+  );
+
+async function readTemplateFile(path: string): Promise<string> {
+  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read ${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+  });
+  if (bytes.length > MAX_TEMPLATE_BYTES) throw new Error(`${path} is ${bytes.length} bytes; a template holds at most ${MAX_TEMPLATE_BYTES}`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(`${path} is not UTF-8 text`);
+  }
+}
 
 function positiveInteger(value: string): number {
   if (!/^\d{1,10}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive whole number');

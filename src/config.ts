@@ -10,7 +10,55 @@ export interface Config {
   companySiteUrl: string;
   llm: { baseUrl: string | undefined; apiKey: string | undefined; model: string | undefined };
   logLevel: LogLevel;
+  /** ALLOW_SIGNUP: whether the dashboard's sign-up page creates accounts (off: only `masthead account create` does). */
+  allowSignup: boolean;
+  leads: LeadSettings;
+  /** Where the dashboard's "send it to me" delivers generated emails; unset: the option is not offered. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  feeds: FeedSettings;
 }
+
+export interface FeedSettings {
+  /** FEED_SCHEDULER: synchronize due feeds (and run queued synchronizations) in this process. */
+  scheduler: boolean;
+  /** FEED_SYNC_INTERVAL_MINUTES: how often an active feed is synchronized (sooner if it posts often). */
+  syncIntervalMinutes: number;
+}
+
+/** A week: a longer interval is more likely a typo (seconds for minutes) than a wish. */
+const MAX_FEED_SYNC_INTERVAL_MINUTES = 7 * 24 * 60;
+
+export type PlanName = 'free' | 'pro' | 'business';
+export const PLAN_NAMES: readonly PlanName[] = ['free', 'pro', 'business'];
+
+export interface PlanLimits {
+  /** Requests a minute to the lead API, per account. */
+  requestsPerMinute: number;
+  /** Leads (those that pass the business-email check) per calendar month (UTC), per account. */
+  monthlyLeads: number;
+  /** Leads of one account researched and generated at once by one instance; the others wait their turn. */
+  concurrentLeads: number;
+}
+
+export interface LeadSettings {
+  plans: Record<PlanName, PlanLimits>;
+  /** Reject addresses whose domain has no MX (nor A) record. */
+  checkMx: boolean;
+  /** How long a company's research is reused (a fallback to the domain alone is kept for an hour at most). */
+  companyCacheTtlHours: number;
+  /** Prefix of every key Masthead writes to Redis, so that several deployments can share one. */
+  redisKeyPrefix: string;
+  /** Run queued (Prefer: respond-async) jobs in this process. */
+  worker: boolean;
+  workerPollMs: number;
+}
+
+const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
+  free: { requestsPerMinute: 10, monthlyLeads: 100, concurrentLeads: 5 },
+  pro: { requestsPerMinute: 120, monthlyLeads: 5_000, concurrentLeads: 50 },
+  business: { requestsPerMinute: 600, monthlyLeads: 50_000, concurrentLeads: 200 },
+};
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -31,7 +79,59 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       model: env.LLM_MODEL || undefined,
     },
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
+    allowSignup: parseBoolean('ALLOW_SIGNUP', env.ALLOW_SIGNUP, true),
+    smtpUrl: optionalUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
+    mailFrom: nonEmpty('MAIL_FROM', env.MAIL_FROM ?? 'Masthead <masthead@localhost>'),
+    leads: {
+      plans: Object.fromEntries(
+        PLAN_NAMES.map((plan) => {
+          const upper = plan.toUpperCase();
+          const defaults = PLAN_DEFAULTS[plan];
+          return [
+            plan,
+            {
+              requestsPerMinute: positiveInteger(`PLAN_${upper}_RPM`, env[`PLAN_${upper}_RPM`], defaults.requestsPerMinute),
+              monthlyLeads: positiveInteger(`PLAN_${upper}_MONTHLY_LEADS`, env[`PLAN_${upper}_MONTHLY_LEADS`], defaults.monthlyLeads),
+              concurrentLeads: positiveInteger(`PLAN_${upper}_CONCURRENCY`, env[`PLAN_${upper}_CONCURRENCY`], defaults.concurrentLeads),
+            },
+          ];
+        }),
+      ) as Record<PlanName, PlanLimits>,
+      checkMx: parseBoolean('CHECK_MX', env.CHECK_MX, false),
+      companyCacheTtlHours: positiveInteger('COMPANY_CACHE_TTL_HOURS', env.COMPANY_CACHE_TTL_HOURS, 168),
+      redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'masthead:',
+      worker: parseBoolean('LEAD_WORKER', env.LEAD_WORKER, true),
+      workerPollMs: positiveInteger('LEAD_WORKER_POLL_MS', env.LEAD_WORKER_POLL_MS, 1000),
+    },
+    feeds: {
+      scheduler: parseBoolean('FEED_SCHEDULER', env.FEED_SCHEDULER, true),
+      syncIntervalMinutes: parseFeedSyncInterval(env.FEED_SYNC_INTERVAL_MINUTES),
+    },
   };
+}
+
+function positiveInteger(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    throw new ConfigError(`${name} must be a whole number of at least 1, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function parseFeedSyncInterval(value: string | undefined): number {
+  const minutes = positiveInteger('FEED_SYNC_INTERVAL_MINUTES', value, 60);
+  if (minutes > MAX_FEED_SYNC_INTERVAL_MINUTES) {
+    throw new ConfigError(`FEED_SYNC_INTERVAL_MINUTES must be at most ${MAX_FEED_SYNC_INTERVAL_MINUTES} (a week), got "${value}"`);
+  }
+  return minutes;
+}
+
+function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  const normalized = value.trim().toLowerCase();
+  if (['true', '1', 'on', 'yes'].includes(normalized)) return true;
+  if (['false', '0', 'off', 'no'].includes(normalized)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
 function parsePort(value: string): number {

@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'quota_exceeded'
+  | 'generation_failed'
   | 'internal';
 
 export interface FieldProblem {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AccountService } from '../src/accounts/service.js';
 import { type Dialect, openStorage } from '../src/db/connection.js';
+import { TemplateService } from '../src/leads/templates/service.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/app.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -111,7 +112,7 @@ for (const dialect of DIALECTS) {
     after(() => database.drop());
 
     it('migrate prints the migrations it applied: all on an empty database, none after', async () => {
-      assert.deepEqual(await mastheadJson('migrate'), { applied: ['001_initial', '002_clients', '003_feeds'] });
+      assert.deepEqual(await mastheadJson('migrate'), { applied: ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads'] });
       assert.deepEqual(await mastheadJson('migrate'), { applied: [] });
     });
 
@@ -148,6 +149,45 @@ for (const dialect of DIALECTS) {
       assert.match(output.api_key, API_KEY);
       assert.notEqual(output.api_key, first);
       assert.ok(await keyWorks(database.url, output.api_key));
+    });
+
+    it('template create prints {template: {id, name}}; the template is the account\'s and checked at save time', async () => {
+      const { account } = await mastheadJson('account', 'create', '--email', uniqueEmail(), '--password', PASSWORD);
+      const folder = mkdtempSync(join(tmpdir(), 'masthead-template-'));
+      try {
+        const good = join(folder, 'good.txt');
+        writeFileSync(good, 'Hello {{firstName}},\n\nI read about {{companyName}}.\n');
+        const output = await mastheadJson('template', 'create', '--account', String(account.id), '--name', 'Intro', '--file', good, '--subject', 'About {{companyName}}', '--default');
+        assert.deepEqual(Object.keys(output), ['template']);
+        assert.deepEqual(Object.keys(output.template).sort(), ['id', 'name']);
+        assert.equal(output.template.name, 'Intro');
+        const storage = openStorage(database.url);
+        try {
+          const [stored] = await new TemplateService(storage.db).list(account.id);
+          assert.equal(stored!.id, output.template.id);
+          assert.equal(stored!.subject, 'About {{companyName}}');
+          assert.equal(stored!.body, 'Hello {{firstName}},\n\nI read about {{companyName}}.\n');
+          assert.equal(stored!.is_default, true);
+        } finally {
+          await storage.close();
+        }
+
+        const unknown = join(folder, 'unknown.txt');
+        writeFileSync(unknown, 'Hello {{firstname}}');
+        const binary = join(folder, 'binary.txt');
+        writeFileSync(binary, Buffer.from([0xff, 0xfe, 0x00, 0x41]));
+        const cases: [what: string, args: string[], message: RegExp][] = [
+          ['unknown variable', ['--account', String(account.id), '--name', 'Bad', '--file', unknown], /firstname/],
+          ['missing file', ['--account', String(account.id), '--name', 'Gone', '--file', join(folder, 'missing.txt')], /no such file/],
+          ['not UTF-8', ['--account', String(account.id), '--name', 'Binary', '--file', binary], /not UTF-8/],
+          ['duplicate name', ['--account', String(account.id), '--name', 'Intro', '--file', good], /already exists/],
+          ['unknown account', ['--account', '999999', '--name', 'Orphan', '--file', good], /Account 999999 was not found/],
+        ];
+        const results = await Promise.all(cases.map(([, args]) => masthead('template', 'create', ...args)));
+        cases.forEach(([what, , message], index) => expectOneLineFailure(results[index]!, message, what));
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
     });
 
     it('refuses what clashes with or misses the stored data with a non-zero exit and one line on stderr', async () => {

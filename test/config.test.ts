@@ -26,6 +26,22 @@ describe('loadConfig', () => {
       companySiteUrl: 'https://{domain}/',
       llm: { baseUrl: undefined, apiKey: undefined, model: undefined },
       logLevel: 'info',
+      allowSignup: true,
+      smtpUrl: undefined,
+      mailFrom: 'Masthead <masthead@localhost>',
+      leads: {
+        plans: {
+          free: { requestsPerMinute: 10, monthlyLeads: 100, concurrentLeads: 5 },
+          pro: { requestsPerMinute: 120, monthlyLeads: 5_000, concurrentLeads: 50 },
+          business: { requestsPerMinute: 600, monthlyLeads: 50_000, concurrentLeads: 200 },
+        },
+        checkMx: false,
+        companyCacheTtlHours: 168,
+        redisKeyPrefix: 'masthead:',
+        worker: true,
+        workerPollMs: 1000,
+      },
+      feeds: { scheduler: true, syncIntervalMinutes: 60 },
     });
   });
 
@@ -41,6 +57,25 @@ describe('loadConfig', () => {
       LLM_API_KEY: 'sk-test',
       LLM_MODEL: 'llama3',
       LOG_LEVEL: 'debug',
+      ALLOW_SIGNUP: 'false',
+      SMTP_URL: 'smtp://user:pass@mail.internal:587',
+      MAIL_FROM: 'Sales <sales@example.com>',
+      PLAN_FREE_RPM: '5',
+      PLAN_FREE_MONTHLY_LEADS: '50',
+      PLAN_PRO_RPM: '100',
+      PLAN_PRO_MONTHLY_LEADS: '1000',
+      PLAN_BUSINESS_RPM: '1000',
+      PLAN_BUSINESS_MONTHLY_LEADS: '100000',
+      CHECK_MX: 'true',
+      COMPANY_CACHE_TTL_HOURS: '24',
+      PLAN_FREE_CONCURRENCY: '3',
+      PLAN_PRO_CONCURRENCY: '5',
+      PLAN_BUSINESS_CONCURRENCY: '5',
+      REDIS_KEY_PREFIX: 'prod:',
+      LEAD_WORKER: 'off',
+      LEAD_WORKER_POLL_MS: '250',
+      FEED_SCHEDULER: 'off',
+      FEED_SYNC_INTERVAL_MINUTES: '15',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -51,6 +86,22 @@ describe('loadConfig', () => {
       companySiteUrl: 'http://127.0.0.1:8081/sites/{domain}/',
       llm: { baseUrl: 'http://127.0.0.1:11434/v1', apiKey: 'sk-test', model: 'llama3' },
       logLevel: 'debug',
+      allowSignup: false,
+      smtpUrl: 'smtp://user:pass@mail.internal:587',
+      mailFrom: 'Sales <sales@example.com>',
+      leads: {
+        plans: {
+          free: { requestsPerMinute: 5, monthlyLeads: 50, concurrentLeads: 3 },
+          pro: { requestsPerMinute: 100, monthlyLeads: 1000, concurrentLeads: 5 },
+          business: { requestsPerMinute: 1000, monthlyLeads: 100_000, concurrentLeads: 5 },
+        },
+        checkMx: true,
+        companyCacheTtlHours: 24,
+        redisKeyPrefix: 'prod:',
+        worker: false,
+        workerPollMs: 250,
+      },
+      feeds: { scheduler: false, syncIntervalMinutes: 15 },
     });
   });
 
@@ -58,6 +109,23 @@ describe('loadConfig', () => {
     for (const url of ['/var/lib/masthead/db.sqlite', 'relative.sqlite', ':memory:', 'postgresql://localhost/masthead']) {
       assert.equal(loadConfig({ DATABASE_URL: url }).databaseUrl, url);
     }
+  });
+
+  it('ALLOW_SIGNUP turns the dashboard\'s sign-up on (the default) or off, and refuses anything else', () => {
+    assert.equal(loadConfig({}).allowSignup, true);
+    assert.equal(loadConfig({ ALLOW_SIGNUP: '' }).allowSignup, true);
+    for (const value of ['true', 'TRUE', '1', 'on', 'yes']) assert.equal(loadConfig({ ALLOW_SIGNUP: value }).allowSignup, true, value);
+    for (const value of ['false', 'False', '0', 'off', 'no']) assert.equal(loadConfig({ ALLOW_SIGNUP: value }).allowSignup, false, value);
+    for (const value of ['maybe', 'disabled', '2']) expectConfigError('ALLOW_SIGNUP', value);
+  });
+
+  it('FEED_SCHEDULER turns background feed synchronization on (the default) or off; FEED_SYNC_INTERVAL_MINUTES is 1 to 10080', () => {
+    for (const value of ['on', 'true', '1']) assert.equal(loadConfig({ FEED_SCHEDULER: value }).feeds.scheduler, true, value);
+    for (const value of ['off', 'false', '0']) assert.equal(loadConfig({ FEED_SCHEDULER: value }).feeds.scheduler, false, value);
+    assert.equal(loadConfig({ FEED_SYNC_INTERVAL_MINUTES: '1' }).feeds.syncIntervalMinutes, 1);
+    assert.equal(loadConfig({ FEED_SYNC_INTERVAL_MINUTES: '10080' }).feeds.syncIntervalMinutes, 10_080);
+    for (const value of ['sometimes', 'disabled']) expectConfigError('FEED_SCHEDULER', value);
+    for (const value of ['0', '-5', '1.5', 'hourly', '10081']) expectConfigError('FEED_SYNC_INTERVAL_MINUTES', value);
   });
 
   it('accepts PORT 0 and 65535', () => {
@@ -83,6 +151,12 @@ describe('loadConfig', () => {
       ['LLM_BASE_URL', 'not a url'],
       ['COMPANY_SITE_URL', 'https://example.com/'],
       ['COMPANY_SITE_URL', 'ftp://{domain}/'],
+      ['PLAN_FREE_RPM', '0'],
+      ['PLAN_PRO_MONTHLY_LEADS', 'lots'],
+      ['COMPANY_CACHE_TTL_HOURS', '1.5'],
+      ['CHECK_MX', 'maybe'],
+      ['LEAD_WORKER', 'sometimes'],
+      ['SMTP_URL', 'http://mail:25'],
     ] as const) {
       expectConfigError(variable, value);
     }

@@ -8,6 +8,7 @@ export function findKeyOwnerQuery(db: Kysely<Database>) {
     db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
+      .innerJoin('accounts', 'accounts.id', 'users.account_id')
       .select([
         'api_keys.id as key_id',
         'api_keys.expires_at',
@@ -17,6 +18,7 @@ export function findKeyOwnerQuery(db: Kysely<Database>) {
         'users.id as user_id',
         'users.account_id',
         'users.kind',
+        'accounts.plan',
       ])
       .where('api_keys.key_hash', '=', keyHash),
   );
@@ -33,4 +35,63 @@ export function findUserByEmail(db: Kysely<Database>, email: string) {
 
 export function findUser(db: Kysely<Database>, id: number) {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** What the dashboard shows of a key's user and account, with the key's kind (only session keys open the dashboard). */
+export function findKeyProfile(db: Kysely<Database>, keyId: number) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .innerJoin('accounts', 'accounts.id', 'users.account_id')
+    .select(['api_keys.kind', 'users.email', 'accounts.name as account_name', 'accounts.plan'])
+    .where('api_keys.id', '=', keyId)
+    .executeTakeFirst();
+}
+
+/** A user's own API keys that still work, newest first (session and impersonation keys are not listed). */
+export function listLiveApiKeys(db: Kysely<Database>, userId: number, now: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'expires_at'])
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'api')
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function revokeApiKey(db: Kysely<Database>, userId: number, keyId: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'api')
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Revokes the user's session keys except one (the session that is changing the password). */
+export async function revokeOtherSessions(db: Kysely<Database>, userId: number, keepKeyId: number, at: string): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'session')
+    .where('id', '!=', keepKeyId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Who signs an account's outreach emails and what it offers; false when there is no such account. */
+export async function updateAccountSender(
+  db: Kysely<Database>,
+  accountId: number,
+  sender: { sender_name: string | null; sender_offer: string | null },
+  at: string,
+): Promise<boolean> {
+  const result = await db.updateTable('accounts').set({ ...sender, updated_at: at }).where('id', '=', accountId).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

@@ -1,13 +1,22 @@
 import type { Kysely } from 'kysely';
+import { PLAN_NAMES as PLANS, type PlanName } from '../config.js';
 import type { Account, ApiKeyKind, Database } from '../db/types.js';
-import { conflict, invalidField, notFound } from '../errors.js';
+import { conflict, type FieldProblem, invalidField, notFound, validationError } from '../errors.js';
 import { nowIso } from '../time.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from './keys.js';
-import { hashPassword } from './passwords.js';
-import { findKeyOwnerQuery, findUser, findUserByEmail, touchKey } from './queries.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import {
+  findKeyOwnerQuery,
+  findKeyProfile,
+  findUser,
+  findUserByEmail,
+  listLiveApiKeys,
+  revokeApiKey,
+  revokeOtherSessions,
+  touchKey,
+  updateAccountSender,
+} from './queries.js';
 
-export const PLANS = ['free', 'pro', 'business'] as const;
-export type Plan = (typeof PLANS)[number];
 
 /** Who is calling: the user a key belongs to. */
 export interface Principal {
@@ -17,12 +26,19 @@ export interface Principal {
   keyId: number;
   /** Set when the key came from "become": the owner or admin acting as this user. */
   impersonatorId: number | null;
+  /** The account's plan: the lead API's rate limit and quota. */
+  plan: PlanName;
 }
 
 /** last_used_at moves at most once a minute per key, so that reads do not each cost a write. */
 const TOUCH_INTERVAL_MS = 60_000;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_KEY_NAME_LENGTH = 100;
+/** Who signs the outreach emails: a name as it would close a letter. */
+export const MAX_SENDER_NAME_LENGTH = 100;
+/** What the account offers, in a sentence or two (the built-in generator condenses it into one). */
+export const MAX_SENDER_OFFER_LENGTH = 500;
 
 export class AccountService {
   private readonly findKeyOwner: ReturnType<typeof findKeyOwnerQuery>;
@@ -45,7 +61,7 @@ export class AccountService {
     return this.db.transaction().execute(async (trx) => {
       const account = await trx
         .insertInto('accounts')
-        .values({ name, plan: plan as Plan, created_at: now, updated_at: now })
+        .values({ name, plan: plan as PlanName, created_at: now, updated_at: now })
         .returningAll()
         .executeTakeFirstOrThrow();
       const user = await trx
@@ -67,9 +83,17 @@ export class AccountService {
     });
   }
 
+  async getAccount(id: number): Promise<Account> {
+    const account = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!account) throw notFound(`Account ${id}`);
+    return account;
+  }
+
   async createKey(input: { userId: number; name?: string }): Promise<string> {
+    const name = input.name?.trim() || 'default';
+    if (name.length > MAX_KEY_NAME_LENGTH) throw invalidField('/name', `must be at most ${MAX_KEY_NAME_LENGTH} characters`);
     if (!(await findUser(this.db, input.userId))) throw notFound(`User ${input.userId}`);
-    return insertKey(this.db, { userId: input.userId, name: input.name?.trim() || 'default' });
+    return insertKey(this.db, { userId: input.userId, name });
   }
 
   /** The principal a key acts as, or undefined for an unknown, revoked or expired key. */
@@ -82,8 +106,95 @@ export class AccountService {
     if (row.last_used_at === null || Date.parse(now) - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
       await touchKey(this.db, row.key_id, row.user_id, now);
     }
-    return { userId: row.user_id, accountId: row.account_id, kind: row.kind, keyId: row.key_id, impersonatorId: row.impersonator_id };
+    return { userId: row.user_id, accountId: row.account_id, kind: row.kind, keyId: row.key_id, impersonatorId: row.impersonator_id, plan: row.plan };
   }
+
+  /**
+   * The dashboard's sign-in check: the principal of a live session key (from signing in), with what pages show of
+   * its user and account; undefined for any other key, so that an API key cannot stand in for a session cookie.
+   */
+  async authenticateSession(key: string): Promise<SessionProfile | undefined> {
+    const principal = await this.authenticate(key);
+    if (!principal) return undefined;
+    const profile = await findKeyProfile(this.db, principal.keyId);
+    if (!profile || profile.kind !== 'session') return undefined;
+    return { principal, email: profile.email, accountName: profile.account_name, plan: profile.plan };
+  }
+
+  /** The user's own API keys that still work: never their hashes, nor session or "become" keys. */
+  async listKeys(userId: number): Promise<KeySummary[]> {
+    const rows = await listLiveApiKeys(this.db, userId, nowIso());
+    return rows.map((row) => ({ id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at }));
+  }
+
+  /** Revokes one of the user's own API keys; another user's key, or one already revoked, is not found. */
+  async revokeKey(userId: number, keyId: number): Promise<void> {
+    if (!(await revokeApiKey(this.db, userId, keyId, nowIso()))) throw notFound(`API key ${keyId}`);
+  }
+
+  /**
+   * Changes the password of the principal's user, who must give the current one; every other session of the user
+   * ends (its API keys stay: they are not tied to the password).
+   */
+  async changePassword(principal: Principal, input: { currentPassword: string; password: string; passwordConfirmation: string }): Promise<void> {
+    const user = await findUser(this.db, principal.userId);
+    if (!user) throw notFound(`User ${principal.userId}`);
+    if (user.password_hash === null || !(await verifyPassword(user.password_hash, input.currentPassword))) {
+      throw invalidField('/current_password', 'is not your current password');
+    }
+    checkPassword(input.password, user.email);
+    if (input.passwordConfirmation !== input.password) throw invalidField('/password_confirmation', 'must match the new password');
+    const passwordHash = await hashPassword(input.password);
+    const now = nowIso();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', user.id).execute();
+      await revokeOtherSessions(trx, user.id, principal.keyId, now);
+    });
+  }
+
+  /**
+   * Who signs the account's outreach emails and what it offers (the lead generator and `{{senderName}}` read them).
+   * Trimmed; an empty value clears the setting, so that the generator falls back to the owner's name or no offer.
+   */
+  async updateSender(accountId: number, input: SenderSettings): Promise<SenderSettings> {
+    const senderName = input.senderName.trim();
+    const senderOffer = input.senderOffer.replace(/\r\n?/g, '\n').trim();
+    const problems: FieldProblem[] = [];
+    if ([...senderName].length > MAX_SENDER_NAME_LENGTH) {
+      problems.push({ path: '/sender_name', message: `must be at most ${MAX_SENDER_NAME_LENGTH} characters` });
+    } else if (/[\u0000-\u001f\u007f]/.test(senderName)) {
+      problems.push({ path: '/sender_name', message: 'must be a single line of text' });
+    }
+    if ([...senderOffer].length > MAX_SENDER_OFFER_LENGTH) {
+      problems.push({ path: '/sender_offer', message: `must be at most ${MAX_SENDER_OFFER_LENGTH} characters` });
+    } else if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(senderOffer)) {
+      problems.push({ path: '/sender_offer', message: 'must be plain text' });
+    }
+    if (problems.length > 0) throw validationError(problems);
+    const updated = await updateAccountSender(this.db, accountId, { sender_name: senderName || null, sender_offer: senderOffer || null }, nowIso());
+    if (!updated) throw notFound(`Account ${accountId}`);
+    return { senderName, senderOffer };
+  }
+}
+
+export interface SenderSettings {
+  senderName: string;
+  senderOffer: string;
+}
+
+export interface SessionProfile {
+  principal: Principal;
+  email: string;
+  accountName: string;
+  plan: string;
+}
+
+export interface KeySummary {
+  id: number;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
 }
 
 export interface NewKey {

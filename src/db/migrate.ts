@@ -3,6 +3,8 @@ import type { Dialect } from './connection.js';
 import * as initial from './migrations/001_initial.js';
 import * as clients from './migrations/002_clients.js';
 import * as feeds from './migrations/003_feeds.js';
+import * as feedSchedule from './migrations/004_feed_schedule.js';
+import * as leads from './migrations/005_leads.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -11,6 +13,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': initial,
   '002_clients': clients,
   '003_feeds': feeds,
+  '004_feed_schedule': feedSchedule,
+  '005_leads': leads,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<MigrationResult[]> {

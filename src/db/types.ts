@@ -7,6 +7,8 @@ export interface AccountTable {
   id: Generated<number>;
   name: string;
   plan: 'free' | 'pro' | 'business';
+  sender_name: ColumnType<string | null, string | null | undefined, string | null>;
+  sender_offer: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -155,6 +157,15 @@ export interface RssFeedTable {
   imported_at: string | null;
   created_at: string;
   updated_at: string;
+  /** When the scheduler next synchronizes the feed (while active). */
+  next_sync_at: ColumnType<string, string | undefined, string>;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  /** The interval (minutes) the feed's posting rate suggested at its last successful parse. */
+  sync_interval_minutes: number | null;
+  /** Set from a 429/503 Retry-After: nothing fetches the feed before this time. */
+  retry_not_before: string | null;
+  /** A manual synchronize queued for the scheduler (`Prefer: respond-async`). */
+  queued_at: string | null;
 }
 
 export interface RssFeedCategoryTable {
@@ -189,6 +200,81 @@ export interface Database {
   rss_feeds: RssFeedTable;
   rss_feed_categories: RssFeedCategoryTable;
   feed_entries: FeedEntryTable;
+  lead_templates: LeadTemplateTable;
+  lead_jobs: LeadJobTable;
+  company_profiles: CompanyProfileTable;
+  idempotency_keys: IdempotencyKeyTable;
+  lead_usage: LeadUsageTable;
+}
+
+export interface LeadTemplateTable {
+  id: string;
+  account_id: number;
+  name: string;
+  subject: string;
+  body: string;
+  is_default: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type LeadJobStatus = 'pending' | 'scraping' | 'generating' | 'sending' | 'completed' | 'failed' | 'rejected';
+
+export interface LeadJobTable {
+  seq: Generated<number>;
+  id: string;
+  account_id: number;
+  user_id: number | null;
+  template_id: string | null;
+  first_name: string;
+  last_name: string;
+  email: string;
+  domain: string;
+  status: LeadJobStatus;
+  run_async: number;
+  /** Demo flow: where the generated email is delivered (the dashboard's "send it to me"). */
+  send_to: string | null;
+  error_message: string | null;
+  rejection_reason: string | null;
+  email_subject: string | null;
+  email_body: string | null;
+  /** The research profile used, as JSON. */
+  company: string | null;
+  research_note: string | null;
+  generator: string | null;
+  lease_until: string | null;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  scraping_at: string | null;
+  generating_at: string | null;
+  sending_at: string | null;
+  completed_at: string | null;
+}
+
+export interface CompanyProfileTable {
+  domain: string;
+  profile: string;
+  source: 'site' | 'domain';
+  fallback_reason: string | null;
+  fetched_at: string;
+  expires_at: string;
+}
+
+export interface IdempotencyKeyTable {
+  account_id: number;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface LeadUsageTable {
+  account_id: number;
+  month: string;
+  leads: number;
 }
 
 export type RoleRow = Selectable<RoleTable>;

@@ -11,11 +11,16 @@ const STATUS_OF: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  quota_exceeded: 429,
+  generation_failed: 502,
   internal: 500,
 };
 
+/** The code of a status Fastify itself raised: the first code listed with that status (429 is rate_limited). */
 const CODE_OF_STATUS: Record<number, ErrorCode> = Object.fromEntries(
-  Object.entries(STATUS_OF).map(([code, status]) => [status, code as ErrorCode]),
+  Object.entries(STATUS_OF)
+    .reverse()
+    .map(([code, status]) => [status, code as ErrorCode]),
 );
 
 /** The one error body of both APIs (OpenAPI). */

@@ -158,6 +158,22 @@ describe('OpenAPI and docs', () => {
     }
   });
 
+  it('documents the lead API: its three operations, its answers and the error shape of its failures', async () => {
+    const doc = (await client(t.app).get('/openapi.json')).body;
+    const lead = Object.fromEntries(
+      Object.entries<Record<string, unknown>>(doc.paths)
+        .filter(([path]) => path.startsWith('/api/client'))
+        .map(([path, operations]) => [path, Object.keys(operations).sort()]),
+    );
+    assert.deepEqual(lead, { '/api/client/process-lead': ['post'], '/api/client/jobs': ['get'], '/api/client/jobs/{id}': ['get'] });
+    const processLead = doc.paths['/api/client/process-lead'].post;
+    assert.deepEqual(Object.keys(processLead.responses).sort(), ['200', '202', '400', '401', '403', '404', '409', '413', '415', '429', '502']);
+    assert.equal(processLead.responses['429'].content['application/json'].schema.$ref, '#/components/schemas/ErrorBody');
+    assert.ok(processLead.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'idempotency-key' && parameter.in === 'header'));
+    const jobs = doc.paths['/api/client/jobs'].get;
+    assert.deepEqual(jobs.parameters.map((parameter: { name: string }) => parameter.name).sort(), ['limit', 'page', 'status']);
+  });
+
   it('serves the interactive reference at /docs/', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(response.statusCode, 200);

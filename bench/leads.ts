@@ -1,0 +1,185 @@
+// The lead API bench: POST /api/client/process-lead against the real server (a child process, SQLite), with the
+// company sites and an OpenAI-compatible LLM played by local servers in this process (site answers in SITE_DELAY_MS,
+// the LLM in LLM_DELAY_MS). Every lead has a domain of its own, so every lead is researched (no cache hit) unless the
+// row says otherwise. "overhead" is a lead's latency minus the time the played site and LLM took for that lead:
+// what Masthead itself costs.
+//
+// Settings (environment): BENCH_LEAD_ROUNDS rounds of 50 concurrent leads (6), BENCH_LEAD_SINGLE sequential leads (30).
+
+import { mkdirSync, rmSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import { AccountService } from '../src/accounts/service.js';
+import { openStorage } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { ROOT, startServer, stopServer } from './children.js';
+import { fixed, table } from './report.js';
+
+const SITE_DELAY_MS = 20;
+const LLM_DELAY_MS = 200;
+const CONCURRENCY = 50;
+const ROUNDS = Number(process.env.BENCH_LEAD_ROUNDS ?? 6);
+const SINGLE = Number(process.env.BENCH_LEAD_SINGLE ?? 30);
+
+interface Played {
+  server: HttpServer;
+  port: number;
+  /** Milliseconds the played service spent on each key (a domain for the site, an email for the LLM). */
+  spent: Map<string, number>;
+}
+
+async function listen(server: HttpServer): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** Every company's site: /{domain}/ answers a realistic home page after SITE_DELAY_MS. */
+async function playSites(): Promise<Played> {
+  const spent = new Map<string, number>();
+  const server = createServer(async (req, res) => {
+    const started = performance.now();
+    const domain = (req.url ?? '/').split('/')[1] ?? '';
+    await sleep(SITE_DELAY_MS);
+    const name = domain.split('.')[0]!.replace(/-/g, ' ');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html lang="en"><head><title>${name} | Home</title>
+<meta name="description" content="${name} designs logistics software for regional carriers.">
+<meta property="og:site_name" content="${name}">
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"${name}","logo":"/logo.png"}</script>
+</head><body><main><h1>Route planning for carriers</h1><p>${name} plans routes for 400 regional carriers across Europe.</p>
+<h2>Fleet telemetry</h2><p>Live positions and fuel data from every truck.</p></main></body></html>`);
+    spent.set(domain, (spent.get(domain) ?? 0) + performance.now() - started);
+  });
+  return { server, port: await listen(server), spent };
+}
+
+/** An OpenAI-compatible chat-completions endpoint answering after LLM_DELAY_MS. */
+async function playLlm(): Promise<Played> {
+  const spent = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const prompt = String(JSON.parse(Buffer.concat(chunks).toString('utf8')).messages.at(-1).content);
+      const email = /<([^<>\s]+@[^<>\s]+)>/.exec(prompt)?.[1] ?? '';
+      await sleep(LLM_DELAY_MS);
+      const content = JSON.stringify({ subject: 'Routes and telemetry', body: `Hello,\n\n${prompt.slice(0, 200)}\n\nBest regards` });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', model: 'bench', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+      spent.set(email, (spent.get(email) ?? 0) + performance.now() - started);
+    });
+  });
+  return { server, port: await listen(server), spent };
+}
+
+interface LeadResult {
+  latencyMs: number;
+  overheadMs: number;
+}
+
+function percentile(values: number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? NaN;
+}
+
+export async function runLeadBench(): Promise<void> {
+  const folder = join(ROOT, '.bench');
+  mkdirSync(folder, { recursive: true });
+  const databasePath = join(folder, `leads-${process.pid}.sqlite`);
+  const storage = openStorage(databasePath);
+  await migrateToLatest(storage.db, storage.dialect);
+  const { api_key: apiKey } = await new AccountService(storage.db).createAccount({ email: `bench-${Date.now()}@masthead.test`, password: 'bench password 1', name: 'Bench Media', plan: 'business' });
+  await storage.close();
+
+  const sites = await playSites();
+  const llm = await playLlm();
+  const server = await startServer('masthead', 'bench/server.ts', {
+    DATABASE_URL: databasePath,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    COMPANY_SITE_URL: `http://127.0.0.1:${sites.port}/{domain}/`,
+    OUTBOUND_ALLOW: `127.0.0.1:${sites.port}`,
+    LLM_BASE_URL: `http://127.0.0.1:${llm.port}/v1`,
+    PLAN_BUSINESS_RPM: '1000000',
+    PLAN_BUSINESS_MONTHLY_LEADS: '1000000000',
+    LEAD_WORKER: 'false',
+  });
+  const agent = new Agent({ connections: CONCURRENCY * 2, keepAliveTimeout: 30_000 });
+  let counter = 0;
+
+  async function oneLead(domain?: string): Promise<LeadResult> {
+    counter += 1;
+    const leadDomain = domain ?? `carrier-${counter}.example.com`;
+    const email = `ada.${counter}@${leadDomain}`;
+    const started = performance.now();
+    const response = await request(`http://127.0.0.1:${server.port}/api/client/process-lead`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ firstName: 'Ada', lastName: 'Lovelace', email }),
+    });
+    const body = (await response.body.json()) as { success?: boolean; message?: string };
+    const latencyMs = performance.now() - started;
+    if (response.statusCode !== 200 || body.success !== true) throw new Error(`process-lead answered ${response.statusCode}: ${JSON.stringify(body)}`);
+    const played = (domain ? 0 : (sites.spent.get(leadDomain) ?? 0)) + (llm.spent.get(email) ?? 0);
+    return { latencyMs, overheadMs: latencyMs - played };
+  }
+
+  try {
+    for (let index = 0; index < 10; index += 1) await oneLead();
+    const single: LeadResult[] = [];
+    for (let index = 0; index < SINGLE; index += 1) single.push(await oneLead());
+    const cached: LeadResult[] = [];
+    await oneLead('cached-carrier.example.com');
+    for (let index = 0; index < SINGLE; index += 1) cached.push(await oneLead('cached-carrier.example.com'));
+
+    const concurrent: LeadResult[] = [];
+    const roundMs: number[] = [];
+    const concurrentStarted = performance.now();
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const started = performance.now();
+      concurrent.push(...(await Promise.all(Array.from({ length: CONCURRENCY }, () => oneLead()))));
+      roundMs.push(performance.now() - started);
+    }
+    const concurrentSeconds = (performance.now() - concurrentStarted) / 1000;
+
+    const row = (label: string, results: LeadResult[], leadsPerSecond: number) => [
+      label,
+      String(results.length),
+      fixed(leadsPerSecond, 1),
+      fixed(percentile(results.map((r) => r.latencyMs), 0.5), 1),
+      fixed(percentile(results.map((r) => r.latencyMs), 0.99), 1),
+      fixed(percentile(results.map((r) => r.overheadMs), 0.5), 2),
+      fixed(percentile(results.map((r) => r.overheadMs), 0.99), 2),
+    ];
+    const sequentialRate = (results: LeadResult[]) => results.length / (results.reduce((sum, r) => sum + r.latencyMs, 0) / 1000);
+    console.log(`\nLead API: process-lead, site played in ${SITE_DELAY_MS} ms, LLM in ${LLM_DELAY_MS} ms, SQLite\n`);
+    console.log(
+      table(
+        ['scenario', 'leads', 'leads/s', 'p50 ms', 'p99 ms', 'overhead p50', 'overhead p99'],
+        [
+          row('one lead at a time (site + LLM)', single, sequentialRate(single)),
+          row('one at a time, research cached', cached, sequentialRate(cached)),
+          row(`${CONCURRENCY} concurrent (site + LLM)`, concurrent, concurrent.length / concurrentSeconds),
+        ],
+        [false, true, true, true, true, true, true],
+      ),
+    );
+    const oneLeadMs = percentile(single.map((r) => r.latencyMs), 0.5);
+    const batchMs = percentile(roundMs, 0.5);
+    const overhead = percentile(single.map((r) => r.overheadMs), 0.5);
+    console.log(`\n${CONCURRENCY} concurrent leads finish in ${fixed(batchMs, 0)} ms (median of ${ROUNDS} rounds) = ${fixed(batchMs / oneLeadMs, 2)}× one lead's ${fixed(oneLeadMs, 0)} ms (target < 2×)`);
+    console.log(`Masthead's own overhead per lead: ${fixed(overhead, 2)} ms median (target < 5 ms)${overhead < 5 && batchMs / oneLeadMs < 2 ? '' : '  <- target missed'}`);
+  } finally {
+    await stopServer(server);
+    await agent.close();
+    sites.server.close();
+    llm.server.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${databasePath}${suffix}`, { force: true });
+  }
+}

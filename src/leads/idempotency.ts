@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import { AppError, conflict } from '../errors.js';
+import { nowIso } from '../time.js';
+
+const KEEP_MS = 24 * 60 * 60 * 1000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export interface StoredResponse {
+  statusCode: number;
+  body: unknown;
+}
+
+/**
+ * Idempotency-Key as Stripe has it: the first response to a key is kept for 24 hours and replayed for the same
+ * request; the same key with another request, or while the first is still running, is a 409.
+ */
+export class IdempotencyStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  static validKey(key: string): string {
+    if (!KEY.test(key)) throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+    return key;
+  }
+
+  static hashRequest(request: unknown): string {
+    return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  }
+
+  /** Claims the key for this request, or returns the response to replay. */
+  async begin(accountId: number, key: string, requestHash: string): Promise<StoredResponse | undefined> {
+    const now = nowIso();
+    const row = { account_id: accountId, key, request_hash: requestHash, status_code: null, response: null, created_at: now, expires_at: new Date(Date.now() + KEEP_MS).toISOString() };
+    const inserted = await this.db.insertInto('idempotency_keys').values(row).onConflict((oc) => oc.columns(['account_id', 'key']).doNothing()).executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return undefined;
+
+    const existing = await this.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+    if (!existing || existing.expires_at <= now) {
+      // Expired (or removed a moment ago): the key starts afresh. Only one of two racing requests takes it over.
+      const taken = await this.db
+        .updateTable('idempotency_keys')
+        .set({ request_hash: requestHash, status_code: null, response: null, created_at: now, expires_at: row.expires_at })
+        .where('account_id', '=', accountId)
+        .where('key', '=', key)
+        .where('expires_at', '<=', now)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1) return undefined;
+      if (!existing) return this.begin(accountId, key, requestHash);
+      throw conflict('A request with this Idempotency-Key is being processed; retry when it has finished');
+    }
+    if (existing.request_hash !== requestHash) {
+      throw conflict('This Idempotency-Key was already used with a different request; use a new key for a new request');
+    }
+    if (existing.status_code === null || existing.response === null) {
+      throw conflict('A request with this Idempotency-Key is being processed; retry when it has finished');
+    }
+    return { statusCode: existing.status_code, body: JSON.parse(existing.response) };
+  }
+
+  async complete(accountId: number, key: string, response: StoredResponse): Promise<void> {
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ status_code: response.statusCode, response: JSON.stringify(response.body) })
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .execute();
+  }
+
+  /** Frees the key after a failure on our side, so that the client's retry runs the request again. */
+  async release(accountId: number, key: string): Promise<void> {
+    await this.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('status_code', 'is', null).execute();
+  }
+
+  async deleteExpired(): Promise<void> {
+    await this.db.deleteFrom('idempotency_keys').where('expires_at', '<=', nowIso()).execute();
+  }
+}

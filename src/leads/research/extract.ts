@@ -1,0 +1,358 @@
+import { load } from 'cheerio/slim';
+import type { CheerioAPI } from 'cheerio/slim';
+import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
+import type { JsonObject } from './jsonld.js';
+import { normalizeKeywords, salientWords } from './keywords.js';
+import { companyLabel, nameFromTitle } from './name.js';
+import { classifySocialUrl, pickSocialLinks } from './social.js';
+import type { SocialLink } from './social.js';
+import { cleanOrNull, cleanText, matchKey, truncate } from './text.js';
+import type { CompanyProfile } from './types.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_PRODUCT_DESCRIPTION_LENGTH } from './types.js';
+
+// Company facts from one HTML page. Pure: no I/O, the same output for the same input.
+
+export type NameSource = 'json-ld' | 'og:site_name' | 'application-name' | 'json-ld-website' | 'title';
+
+export interface ExtractOptions {
+  /** The company's domain, to choose among names and links (default: the page's host). */
+  domain?: string;
+  /** The Content-Language response header, used when the page has no lang attribute. */
+  contentLanguage?: string | undefined;
+}
+
+/** What one page tells; `name` is absent when the page does not name the company (the caller uses the domain). */
+export type ExtractedCompany = Partial<CompanyProfile> & {
+  description: string | null;
+  product_description: string | null;
+  industry: string[];
+  logo: string | null;
+  /** `website` is the page URL given; the social links are those the page shows. */
+  links: CompanyProfile['links'];
+  language: string | null;
+  nameSource?: NameSource;
+  /** Same-site pages linked from this one that describe the company (about first, then products), best first. */
+  relatedPages: string[];
+};
+
+const MAX_HTML_LENGTH = 5_000_000;
+const MAX_ANCHORS = 5000;
+const MAX_URL_LENGTH = 2048;
+const MAX_HEADINGS = 6;
+const MAX_PARAGRAPHS = 4;
+const MAX_PIECE_LENGTH = 600;
+
+const BOILERPLATE_ELEMENTS = [
+  'script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'embed', 'canvas', 'select', 'button',
+  'input', 'textarea', 'nav', 'footer', 'aside', 'form', 'dialog', 'menu', '[role=navigation]', '[role=contentinfo]',
+  '[role=dialog]', '[role=alertdialog]', '[role=search]', '[aria-hidden=true]', '[hidden]',
+  '[style*="display:none"]', '[style*="display: none"]', '[style*="visibility:hidden"]', '[style*="visibility: hidden"]',
+].join(', ');
+const BOILERPLATE_NAMES =
+  /cookie|consent|gdpr|onetrust|didomi|usercentrics|cookiebot|\bcmp\b|cc-window|newsletter|popup|modal|breadcrumb|skip-?link|sr-only|visually-hidden|screen-reader|share|social/i;
+const BOILERPLATE_TEXT = /©|\bcopyright\b|all rights reserved|\bcookies?\b|javascript/i;
+const GENERIC_HEADINGS = new RegExp(
+  '^(?:menu|main menu|navigation|search|contact|contact us|kontakt|newsletter|follow us|subscribe|share|login|' +
+    'log in|sign in|sign up|about|about us|über uns|ueber uns|a propos|à propos|qui sommes-nous|sobre nosotros|' +
+    'chi siamo|over ons|our story|products|produkte|produits|services|leistungen|news|blog|latest news|aktuelles|' +
+    'actualités|faq|cart|warenkorb|panier)$',
+  'iu',
+);
+
+const ABOUT_SEGMENT =
+  /^(?:about|about-?us|about_us|company|company-profile|corporate|who-we-are|our-story|our-company|ueber-uns|uber-uns|über-uns|unternehmen|wir|a-propos|apropos|qui-sommes-nous|sobre|sobre-nosotros|quienes-somos|quem-somos|chi-siamo|azienda|over-ons|om-oss|om-os|o-nas|o-kompanii|kaisha|会社概要|회사소개)$/iu;
+const PRODUCT_SEGMENT =
+  /^(?:products?|solutions?|services?|what-we-do|platform|features|produkte|produkt|leistungen|loesungen|lösungen|angebot|produits|nos-produits|productos|produtos|prodotti|producten|diensten|продукты|услуги|製品|サービス|제품)$/iu;
+const ABOUT_TEXT = /^(?:about|about us|über uns|ueber uns|unternehmen|à propos|a propos|qui sommes-nous|sobre nosotros|quiénes somos|chi siamo|over ons|our story|who we are|company|会社概要|о компании)$/iu;
+const PRODUCT_TEXT = /^(?:products?|solutions?|services?|what we do|platform|produkte|leistungen|lösungen|produits|productos|prodotti|producten|продукты|услуги|製品|サービス)$/iu;
+
+/** Meta tags by lower-cased name or property, in document order. */
+function metaIndex($: CheerioAPI): Map<string, string[]> {
+  const index = new Map<string, string[]>();
+  $('meta').each((_, el) => {
+    const node = $(el);
+    const content = node.attr('content');
+    if (content === undefined) return;
+    for (const key of [node.attr('name'), node.attr('property'), node.attr('itemprop'), node.attr('http-equiv')]) {
+      if (!key) continue;
+      const name = key.trim().toLowerCase();
+      const list = index.get(name) ?? [];
+      list.push(content);
+      index.set(name, list);
+    }
+  });
+  return index;
+}
+
+/** An absolute http(s) URL, or undefined; data:, javascript: and the like never pass. */
+export function absoluteHttpUrl(href: string | undefined, base: URL): string | undefined {
+  if (!href) return undefined;
+  const trimmed = href.trim();
+  if (trimmed === '' || trimmed.length > MAX_URL_LENGTH) return undefined;
+  try {
+    const url = new URL(trimmed, base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    if (url.username || url.password || url.href.length > MAX_URL_LENGTH) return undefined;
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
+
+function documentBase($: CheerioAPI, page: URL): URL {
+  const href = $('base[href]').first().attr('href');
+  const resolved = absoluteHttpUrl(href, page);
+  return resolved ? new URL(resolved) : page;
+}
+
+/** The primary language subtag of a BCP 47 tag or locale ("de-DE", "pt_BR", "en, de"), or null. */
+export function primaryLanguage(tag: string | undefined): string | null {
+  const primary = (tag ?? '').trim().split(/[-_,;\s]/)[0]!.toLowerCase();
+  return /^[a-z]{2,3}$/.test(primary) ? primary : null;
+}
+
+function iconSize(sizes: string | undefined): number {
+  if (!sizes) return 0;
+  if (/\bany\b/i.test(sizes)) return 1024;
+  let largest = 0;
+  for (const match of sizes.matchAll(/(\d{1,4})\s*x\s*(\d{1,4})/gi)) largest = Math.max(largest, Number(match[1]));
+  return largest;
+}
+
+function iconUrls($: CheerioAPI, base: URL): { touch: string[]; icons: string[] } {
+  const touch: Array<{ url: string; size: number }> = [];
+  const icons: Array<{ url: string; size: number }> = [];
+  $('link[rel][href]').each((_, el) => {
+    const node = $(el);
+    const rel = (node.attr('rel') ?? '').toLowerCase().split(/\s+/);
+    const url = absoluteHttpUrl(node.attr('href'), base);
+    if (!url) return;
+    const size = iconSize(node.attr('sizes'));
+    if (rel.includes('apple-touch-icon') || rel.includes('apple-touch-icon-precomposed')) touch.push({ url, size });
+    else if (rel.includes('icon')) icons.push({ url, size });
+  });
+  const bySize = (list: Array<{ url: string; size: number }>) =>
+    list
+      .map((item, order) => ({ ...item, order }))
+      .sort((a, b) => b.size - a.size || a.order - b.order)
+      .map((item) => item.url);
+  return { touch: bySize(touch), icons: bySize(icons) };
+}
+
+function sameSite(candidate: URL, page: URL): boolean {
+  const bare = (host: string) => host.toLowerCase().replace(/^www\./, '');
+  return bare(candidate.hostname) === bare(page.hostname) && candidate.port === page.port;
+}
+
+function lastSegment(url: URL): string {
+  const segments = url.pathname.split('/').filter(Boolean);
+  const last = segments[segments.length - 1] ?? '';
+  let decoded = last;
+  try {
+    decoded = decodeURIComponent(last);
+  } catch {
+    // keep it encoded
+  }
+  return decoded.replace(/\.(?:html?|php|aspx?|jsp)$/i, '');
+}
+
+function samePage(a: URL, b: URL): boolean {
+  const strip = (u: URL) => `${u.hostname.replace(/^www\./, '')}:${u.port}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  return strip(a) === strip(b);
+}
+
+/** Pieces of text a reader sees first: h1/h2 headings and lead paragraphs, without navigation and banners. */
+function leadText($: CheerioAPI, name: string | null): string | null {
+  $(BOILERPLATE_ELEMENTS).remove();
+  $('[id], [class]')
+    .filter((_, el) => {
+      const tag = el.tagName.toLowerCase();
+      if (tag === 'html' || tag === 'body' || tag === 'main') return false;
+      const node = $(el);
+      return BOILERPLATE_NAMES.test(`${node.attr('id') ?? ''} ${node.attr('class') ?? ''}`);
+    })
+    .remove();
+
+  const main = $('main, [role=main]').first();
+  const blocks = main.length > 0 ? main.find('h1, h2, p') : $('h1, h2, p');
+  const nameKey = name ? matchKey(name) : '';
+  const seen = new Set<string>();
+  const pieces: string[] = [];
+  let headings = 0;
+  let paragraphs = 0;
+  blocks.each((_, el) => {
+    if (headings >= MAX_HEADINGS && paragraphs >= MAX_PARAGRAPHS) return false;
+    const node = $(el);
+    const text = cleanText(node.text(), MAX_PIECE_LENGTH);
+    const key = matchKey(text);
+    if (key === '' || seen.has(key)) return undefined;
+    const isHeading = el.tagName.toLowerCase() !== 'p';
+    if (isHeading) {
+      if (headings >= MAX_HEADINGS || text.length < 3 || key === nameKey || GENERIC_HEADINGS.test(text)) return undefined;
+      headings++;
+    } else {
+      const minimum = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(text) ? 15 : 40;
+      if (paragraphs >= MAX_PARAGRAPHS || text.length < minimum || BOILERPLATE_TEXT.test(text)) return undefined;
+      const linkText = node
+        .find('a')
+        .toArray()
+        .reduce((total, a) => total + $(a).text().trim().length, 0);
+      if (linkText > text.length / 2) return undefined;
+      paragraphs++;
+    }
+    seen.add(key);
+    pieces.push(text);
+    return undefined;
+  });
+  return joinPieces(pieces, MAX_PRODUCT_DESCRIPTION_LENGTH);
+}
+
+/** Sentences from pieces: a full stop after a piece that has no closing punctuation (a heading). */
+export function joinPieces(pieces: string[], max: number): string | null {
+  const sentences = pieces
+    .map((piece) => piece.trim())
+    .filter(Boolean)
+    .map((piece) => {
+      if (/[.!?。！？:;…)"”»]$/u.test(piece)) return piece;
+      return /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u.test(piece) ? `${piece}。` : `${piece}.`;
+    });
+  if (sentences.length === 0) return null;
+  return truncate(sentences.join(' '), max);
+}
+
+function orgField(org: JsonObject | undefined, key: string): unknown {
+  return org ? org[key] : undefined;
+}
+
+export function extractCompany(html: string, pageUrl: string, options: ExtractOptions = {}): ExtractedCompany {
+  const page = new URL(pageUrl);
+  const domain = (options.domain ?? page.hostname).toLowerCase();
+  const $ = load(html.length > MAX_HTML_LENGTH ? html.slice(0, MAX_HTML_LENGTH) : html);
+  const base = documentBase($, page);
+  const meta = metaIndex($);
+  const metaValue = (...names: string[]): string | undefined => {
+    for (const name of names) {
+      const found = meta.get(name)?.find((value) => value.trim() !== '');
+      if (found) return found;
+    }
+    return undefined;
+  };
+
+  const scripts = $('script')
+    .filter((_, el) => /ld\+json/i.test($(el).attr('type') ?? ''))
+    .map((_, el) => $(el).text())
+    .get();
+  const { organization: org, website } = readJsonLd(scripts, domain);
+
+  // Name: the first source that has one; metadata names may carry a tagline too ("Acme | Widgets").
+  const title = $('title')
+    .filter((_, el) => $(el).parents('svg').length === 0)
+    .first()
+    .text();
+  const nameSources: Array<[NameSource, string | undefined]> = [
+    ['json-ld', firstString(orgField(org, 'name')) ?? firstString(orgField(org, 'legalName'))],
+    ['og:site_name', metaValue('og:site_name')],
+    ['application-name', metaValue('application-name')],
+    ['json-ld-website', firstString(website?.['name'])],
+    ['title', title],
+  ];
+  let name: string | null = null;
+  let nameSource: NameSource | undefined;
+  for (const [source, value] of nameSources) {
+    if (!value) continue;
+    const plain = cleanText(value, MAX_NAME_LENGTH * 2);
+    const chosen = source === 'title' ? nameFromTitle(plain, domain) : (nameFromTitle(plain, domain) ?? plain);
+    const bounded = chosen ? cleanText(chosen, MAX_NAME_LENGTH) : '';
+    if (bounded !== '') {
+      name = bounded;
+      nameSource = source;
+      break;
+    }
+  }
+
+  const description =
+    cleanOrNull(metaValue('description'), MAX_DESCRIPTION_LENGTH) ??
+    cleanOrNull(metaValue('og:description', 'twitter:description'), MAX_DESCRIPTION_LENGTH) ??
+    cleanOrNull(firstString(orgField(org, 'description')), MAX_DESCRIPTION_LENGTH) ??
+    cleanOrNull(firstString(website?.['description']), MAX_DESCRIPTION_LENGTH);
+
+  const logoImg = $('img')
+    .filter((_, el) => {
+      const node = $(el);
+      return /logo/i.test(`${node.attr('class') ?? ''} ${node.attr('id') ?? ''} ${node.attr('alt') ?? ''} ${node.attr('src') ?? ''}`);
+    })
+    .first()
+    .attr('src');
+  const { touch, icons } = iconUrls($, base);
+  const logoCandidates = [
+    ...imageUrls(orgField(org, 'logo')),
+    metaValue('og:image', 'og:image:url', 'og:image:secure_url'),
+    logoImg,
+    ...touch,
+    ...icons,
+  ];
+  const logo = logoCandidates.map((candidate) => absoluteHttpUrl(candidate, base)).find(Boolean) ?? null;
+
+  const language =
+    primaryLanguage($('html').attr('lang') ?? $('html').attr('xml:lang')) ??
+    primaryLanguage(options.contentLanguage) ??
+    primaryLanguage(metaValue('content-language')) ??
+    primaryLanguage(metaValue('og:locale'));
+
+  // Social pages and related pages come from every anchor, navigation and footer included.
+  const socialCandidates: SocialLink[] = [];
+  const addSocial = (href: string | undefined) => {
+    const link = href ? classifySocialUrl(href, base.href) : null;
+    if (link) socialCandidates.push(link);
+  };
+  stringList(orgField(org, 'sameAs'), 30).forEach(addSocial);
+  $('link[rel~=me][href], a[rel~=me][href]').each((_, el) => addSocial($(el).attr('href')));
+  const about: string[] = [];
+  const products: string[] = [];
+  $('a[href]')
+    .slice(0, MAX_ANCHORS)
+    .each((_, el) => {
+      const node = $(el);
+      const href = node.attr('href');
+      addSocial(href);
+      const resolved = absoluteHttpUrl(href, base);
+      if (!resolved) return;
+      const url = new URL(resolved);
+      url.hash = '';
+      if (!sameSite(url, page) || samePage(url, page)) return;
+      const segment = lastSegment(url);
+      const text = node.text().trim();
+      if (ABOUT_SEGMENT.test(segment) || ABOUT_TEXT.test(text)) about.push(url.href);
+      else if (PRODUCT_SEGMENT.test(segment) || PRODUCT_TEXT.test(text)) products.push(url.href);
+    });
+  const links = pickSocialLinks(socialCandidates, [name ?? '', companyLabel(domain)]);
+  const relatedPages = [...new Set([...about, ...products])].slice(0, 5);
+
+  const product_description = leadText($, name);
+
+  const declaredKeywords = normalizeKeywords([
+    ...stringList(metaValue('keywords')),
+    ...stringList(orgField(org, 'industry')),
+    ...stringList(orgField(org, 'knowsAbout')),
+    ...stringList(orgField(org, 'keywords')),
+  ]);
+  const industry =
+    declaredKeywords.length > 0
+      ? declaredKeywords
+      : salientWords([description, product_description].filter(Boolean).join(' \n '), language, [name ?? '', companyLabel(domain)]);
+
+  const result: ExtractedCompany = {
+    description,
+    product_description,
+    industry,
+    logo,
+    links: { website: page.href, ...links },
+    language,
+    relatedPages,
+  };
+  if (name && nameSource) {
+    result.name = name;
+    result.nameSource = nameSource;
+  }
+  return result;
+}

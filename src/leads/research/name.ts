@@ -1,0 +1,134 @@
+import { domainToUnicode } from 'node:url';
+import type { CompanyProfile } from './types.js';
+import { MAX_NAME_LENGTH } from './types.js';
+import { cleanText, collapseWhitespace, matchKey } from './text.js';
+
+// Company names from what a domain and a page title tell.
+
+// Second-level labels that country registries sell names under (acme.co.uk, acme.com.au, acme.co.jp), so that
+// the company's own label is the one before them. Applied under two-letter country-code TLDs only.
+const SECOND_LEVEL_REGISTRY_LABELS = new Set([
+  'ac', 'ad', 'asn', 'biz', 'co', 'com', 'ed', 'edu', 'firm', 'gen', 'go', 'gob', 'gouv', 'gov', 'govt', 'gr',
+  'id', 'ind', 'info', 'lg', 'ltd', 'me', 'mil', 'ne', 'net', 'nom', 'or', 'org', 'plc', 'sch', 'web',
+]);
+
+/** The domain a company registered: mail.acme.co.uk → acme.co.uk, www.acme-corp.com → acme-corp.com. */
+export function registrableDomain(domain: string): string {
+  const labels = domain.toLowerCase().replace(/\.$/, '').split('.').filter(Boolean);
+  if (labels.length <= 2) return labels.join('.');
+  const tld = labels[labels.length - 1]!;
+  const second = labels[labels.length - 2]!;
+  const suffixLength = /^[a-z]{2}$/.test(tld) && SECOND_LEVEL_REGISTRY_LABELS.has(second) ? 2 : 1;
+  return labels.slice(-(suffixLength + 1)).join('.');
+}
+
+/** The company's own label of a domain, in Unicode: xn--bcher-kva.de → bücher, acme.co.uk → acme. */
+export function companyLabel(domain: string): string {
+  const registrable = registrableDomain(domain);
+  const unicode = domainToUnicode(registrable) || registrable;
+  return unicode.split('.')[0] ?? '';
+}
+
+function capitalize(word: string): string {
+  const [first = '', ...rest] = Array.from(word);
+  return first.toLocaleUpperCase() + rest.join('');
+}
+
+/** "acme-corp.com" → "Acme Corp", "bücher.de" → "Bücher", "3m.com" → "3m". */
+export function nameFromDomain(domain: string): string {
+  const words = companyLabel(domain).split(/[-_]+/).filter(Boolean);
+  const name = words.map(capitalize).join(' ');
+  return cleanText(name || domain, MAX_NAME_LENGTH);
+}
+
+/** All that the domain alone tells about a company. */
+export function profileFromDomain(domain: string): CompanyProfile {
+  return {
+    name: nameFromDomain(domain),
+    description: null,
+    product_description: null,
+    industry: [],
+    logo: null,
+    links: { website: null },
+    language: null,
+    source: 'domain',
+  };
+}
+
+const LEGAL_FORMS =
+  /\s*,?\s+\b(?:inc|incorporated|llc|ltd|limited|plc|corp|corporation|co|company|gmbh|ag|kg|se|sa|sas|sarl|srl|spa|bv|nv|ab|as|oy|kk|pty|group|holding|holdings)\.?$/i;
+
+/** How well a piece of text names the company of `domain`: 0 (not at all) to 100 (exactly). */
+export function domainMatchScore(text: string, domain: string): number {
+  const domainKey = matchKey(companyLabel(domain));
+  if (domainKey === '') return 0;
+  const plain = scoreAgainst(text, domainKey);
+  // German domains spell umlauts out (Müller → mueller.de).
+  const spelled = text.replace(/[äöüÄÖÜß]/g, (c) => UMLAUTS[c] ?? c);
+  return spelled === text ? plain : Math.max(plain, scoreAgainst(spelled, domainKey));
+}
+
+const UMLAUTS: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue', Ä: 'Ae', Ö: 'Oe', Ü: 'Ue', ß: 'ss' };
+
+function scoreAgainst(text: string, domainKey: string): number {
+  const key = matchKey(text);
+  if (key === '') return 0;
+  if (key === domainKey) return 100;
+  const bare = matchKey(text.replace(LEGAL_FORMS, ''));
+  if (bare === domainKey) return 95;
+  if (key.length >= 3 && (key.startsWith(domainKey) || domainKey.startsWith(key))) {
+    return Math.max(50, 90 - Math.abs(key.length - domainKey.length));
+  }
+  if (domainKey.length >= 3 && key.includes(domainKey)) return Math.max(30, 70 - (key.length - domainKey.length));
+  const initials = matchKey(
+    text
+      .split(/\s+/)
+      .map((w) => w[0] ?? '')
+      .join(''),
+  );
+  if (initials.length >= 2 && initials === domainKey) return 60;
+  return 0;
+}
+
+// A title's parts: "Acme — The best widgets", "Home | Acme", "Acme: widgets", "Acme - Start".
+// « and » are quotes in many languages (ООО «Завод»), separators only between spaces.
+const TITLE_SEPARATORS = /\s+[-–—~/:»«|·•]\s+|\s*[|·•–—]\s*|:\s+/u;
+const GENERIC_TITLE_PARTS = new RegExp(
+  '^(?:home|home ?page|start|start ?page|startseite|accueil|inicio|início|welcome|willkommen|bienvenue|bienvenido|' +
+    'benvenuto|official (?:web)?site|offizielle (?:web)?seite|site officiel|sitio oficial|index|main page|' +
+    'about|about us|über uns|ueber uns|unternehmen|company|à propos|a propos|qui sommes-nous|sobre nosotros|' +
+    'chi siamo|over ons|products|produkte|produits|services|leistungen|solutions|contact|contact us|kontakt|' +
+    'トップページ|トップ|ホーム|首页|主页|главная|главная страница|홈)$',
+  'iu',
+);
+const WELCOME_PREFIX = /^(?:welcome to|willkommen bei|willkommen auf|bienvenue (?:chez|sur|à)|bienvenido a|benvenuti (?:da|su|in))\s+/iu;
+const MAX_TITLE_NAME_WORDS = 6;
+const MAX_TITLE_NAME_CHARS = 60;
+
+/**
+ * The company name inside a page title, or null when the title is only a tagline. Of a title's parts, the one
+ * that matches the domain best wins; without a match, the shortest part that is not "Home" or the like.
+ */
+export function nameFromTitle(title: string, domain: string): string | null {
+  const text = collapseWhitespace(title);
+  if (text === '') return null;
+  const parts = text
+    .split(TITLE_SEPARATORS)
+    .map((part) => part.replace(WELCOME_PREFIX, '').trim())
+    .filter((part) => part !== '' && !GENERIC_TITLE_PARTS.test(part));
+  if (parts.length === 0) return null;
+
+  let best: { part: string; score: number } | undefined;
+  for (const part of parts) {
+    const score = domainMatchScore(part, domain);
+    if (score > 0 && (!best || score > best.score)) best = { part, score };
+  }
+  if (best) return best.part;
+
+  const wordCount = (part: string) => part.split(/\s+/).length;
+  const shortest = parts.reduce((a, b) => (wordCount(b) < wordCount(a) ? b : a));
+  // A lone long phrase ("The best widgets for your workshop") is a tagline, not a name.
+  if (wordCount(shortest) > MAX_TITLE_NAME_WORDS || shortest.length > MAX_TITLE_NAME_CHARS) return null;
+  if (parts.length === 1 && wordCount(shortest) > 4) return null;
+  return shortest;
+}

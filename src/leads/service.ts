@@ -1,0 +1,362 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Principal } from '../accounts/service.js';
+import type { LeadSettings, PlanName } from '../config.js';
+import type { Dialect } from '../db/connection.js';
+import type { Database, LeadJobStatus, LeadTemplateTable } from '../db/types.js';
+import { AppError, type FieldProblem, forbidden, notFound, validationError } from '../errors.js';
+import { nowIso } from '../time.js';
+import type { AccountSlots } from './account-slots.js';
+import type { CompanyDirectory } from './company-directory.js';
+import type { EmailCheck } from './email-check.js';
+import type { EmailWriter, TemplateText, WrittenEmail } from './email-writer.js';
+import type { LeadFacts } from './generation/builtin.js';
+import type { CompanyProfile } from './research/index.js';
+import { LlmError } from './generation/llm.js';
+import { IdempotencyStore, type StoredResponse } from './idempotency.js';
+import { MailError, type Mailer } from './mailer.js';
+import { countLead, findJob, insertJob, type LeadJobRow, monthlyUsage, pageOfJobs, statusesOf, updateJob } from './queries.js';
+import { checkedTemplate, type TemplateService } from './templates/service.js';
+
+export interface LeadInput {
+  firstName: string;
+  lastName: string;
+  email: string;
+  templateId?: string;
+}
+
+export interface ProcessOptions {
+  /** Prefer: respond-async: answer 202 at once and let the worker run the job. */
+  respondAsync?: boolean;
+  idempotencyKey?: string;
+  /** Demo flow: deliver the generated email to this address (the job passes `sending`). */
+  sendTo?: string;
+}
+
+export interface LeadResponse extends StoredResponse {
+  /** True when an Idempotency-Key replayed an earlier response. */
+  replayed: boolean;
+}
+
+export interface LeadServiceDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  settings: LeadSettings;
+  checkEmail: (email: string) => Promise<EmailCheck>;
+  companies: CompanyDirectory;
+  writer: EmailWriter;
+  templates: TemplateService;
+  slots: AccountSlots;
+  mailer?: Mailer;
+  /** Told when a job is queued, so that this instance's worker starts on it at once. */
+  onQueued?: () => void;
+}
+
+export interface JobView {
+  id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  domain: string;
+  status: LeadJobStatus;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  error_message: string | null;
+}
+
+const NAME_MAX_LENGTH = 100;
+
+/** The company a template preview is written for. */
+const SAMPLE_COMPANY: CompanyProfile = {
+  name: 'Zeppelin Works',
+  description: 'Zeppelin Works builds quiet electric airships for regional cargo.',
+  product_description: 'Electric airships. Cargo routes between regional airfields.',
+  industry: ['aviation', 'logistics'],
+  logo: null,
+  links: { website: 'https://zeppelin-works.example/' },
+  language: 'en',
+  source: 'site',
+};
+
+/** The lead pipeline: business-email check, company research, generation; every submission a job. */
+export class LeadService {
+  private readonly idempotency: IdempotencyStore;
+
+  constructor(private readonly deps: LeadServiceDeps) {
+    this.idempotency = new IdempotencyStore(deps.db);
+  }
+
+  async processLead(principal: Principal, input: LeadInput, options: ProcessOptions = {}): Promise<LeadResponse> {
+    assertLeadApiUser(principal);
+    const lead = normalized(input);
+    const key = options.idempotencyKey === undefined ? undefined : IdempotencyStore.validKey(options.idempotencyKey);
+    if (key !== undefined) {
+      const replay = await this.idempotency.begin(principal.accountId, key, IdempotencyStore.hashRequest({ ...lead, sendTo: options.sendTo ?? null }));
+      if (replay) return { ...replay, replayed: true };
+    }
+    let response: StoredResponse;
+    try {
+      response = await this.accept(principal, lead, options);
+    } catch (error) {
+      if (key !== undefined) await this.idempotency.release(principal.accountId, key);
+      throw error;
+    }
+    if (key !== undefined) await this.idempotency.complete(principal.accountId, key, response);
+    return { ...response, replayed: false };
+  }
+
+  private async accept(principal: Principal, lead: LeadInput, options: ProcessOptions): Promise<StoredResponse> {
+    const template = await this.deps.templates.forLead(principal.accountId, lead.templateId);
+    const check = await this.deps.checkEmail(lead.email);
+    const now = nowIso();
+    const job: LeadJobRow = {
+      id: randomUUID(),
+      account_id: principal.accountId,
+      user_id: principal.userId,
+      template_id: template?.id ?? null,
+      first_name: lead.firstName,
+      last_name: lead.lastName,
+      email: check.email,
+      domain: check.domain || domainPart(check.email),
+      status: 'pending',
+      run_async: options.respondAsync ? 1 : 0,
+      send_to: options.sendTo ?? null,
+      error_message: null,
+      rejection_reason: null,
+      email_subject: null,
+      email_body: null,
+      company: null,
+      research_note: null,
+      generator: null,
+      lease_until: null,
+      attempts: 0,
+      created_at: now,
+      updated_at: now,
+      scraping_at: null,
+      generating_at: null,
+      sending_at: null,
+      completed_at: null,
+    };
+    if (!check.ok) {
+      const message = check.message ?? 'The address is not a business email';
+      await insertJob(this.deps.db, { ...job, status: 'rejected', rejection_reason: check.reason ?? null, error_message: message, completed_at: now });
+      return { statusCode: 200, body: { success: false, error: message, businessEmail: false, reason: check.reason, jobId: job.id } };
+    }
+    await this.assertQuota(principal);
+    if (options.respondAsync) {
+      await this.deps.db.transaction().execute(async (trx) => {
+        await insertJob(trx, job);
+        await countLead(trx, principal.accountId, now.slice(0, 7));
+      });
+      this.deps.onQueued?.();
+      return { statusCode: 202, body: { success: true, jobId: job.id, status: 'pending' } };
+    }
+    const started: LeadJobRow = { ...job, status: 'scraping', scraping_at: now };
+    await this.deps.db.transaction().execute(async (trx) => {
+      await insertJob(trx, started);
+      await countLead(trx, principal.accountId, now.slice(0, 7));
+    });
+    const finished = await this.run(started, template);
+    if (finished.status === 'completed') {
+      return {
+        statusCode: 200,
+        body: {
+          success: true,
+          jobId: finished.id,
+          emailSubject: finished.email_subject,
+          emailBody: finished.email_body,
+          emailDraft: `${finished.email_subject}\n\n${finished.email_body}`,
+          message: finished.send_to ? `Email generated and sent to ${finished.send_to}` : 'Email generated',
+        },
+      };
+    }
+    return {
+      statusCode: 502,
+      body: { success: false, status: 'error', error: 'generation_failed', message: finished.error_message, details: [], jobId: finished.id },
+    };
+  }
+
+  /** Runs a queued job the worker has claimed (its status is already `scraping`). */
+  async runClaimed(job: LeadJobRow): Promise<LeadJobRow> {
+    const template = job.template_id ? await this.deps.templates.forLead(job.account_id, job.template_id).catch(() => undefined) : undefined;
+    return this.run(job, template ?? (await this.deps.templates.forLead(job.account_id, undefined)));
+  }
+
+  /** Research and generation; every step is stored as it happens. Returns the job as it ended. */
+  private async run(job: LeadJobRow, template: LeadTemplateTable | undefined): Promise<LeadJobRow> {
+    const { db } = this.deps;
+    let current = job;
+    const step = async (changes: Partial<LeadJobRow>) => {
+      current = { ...current, ...changes, updated_at: nowIso() };
+      await updateJob(db, job.id, { ...changes, updated_at: current.updated_at });
+    };
+    try {
+      const sender = await this.sender(job.account_id);
+      const email = await this.deps.slots.run(job.account_id, this.deps.settings.plans[sender.plan].concurrentLeads, async () => {
+        const company = await this.deps.companies.lookup(job.domain);
+        await step({
+          status: 'generating',
+          generating_at: nowIso(),
+          company: JSON.stringify(company.profile),
+          research_note: company.fallbackReason ? `Company site not used: ${company.fallbackReason}` : null,
+        });
+        const facts: LeadFacts = { firstName: job.first_name, lastName: job.last_name, email: job.email, domain: job.domain, company: company.profile, sender };
+        return this.deps.writer.write(facts, template ? { subject: template.subject, body: template.body } : undefined);
+      });
+      const written = { email_subject: email.subject, email_body: email.body, generator: email.generator };
+      if (current.send_to && this.deps.mailer) {
+        await step({ ...written, status: 'sending', sending_at: nowIso() });
+        await this.deps.mailer.send({ to: current.send_to, subject: email.subject, text: email.body });
+        await step({ status: 'completed', completed_at: nowIso(), lease_until: null });
+      } else {
+        await step({ ...written, status: 'completed', completed_at: nowIso(), lease_until: null });
+      }
+    } catch (error) {
+      await step({ status: 'failed', error_message: failureMessage(error), completed_at: nowIso(), lease_until: null });
+      if (!(error instanceof LlmError) && !(error instanceof MailError)) throw error;
+    }
+    return current;
+  }
+
+  /**
+   * The email a template would give for a sample lead (the dashboard's preview): the template is checked first, the
+   * research is a fixed sample company (nothing is fetched), and the writer is the one leads get (built-in or LLM).
+   */
+  async preview(accountId: number, template: TemplateText, lead: Partial<LeadInput> = {}): Promise<WrittenEmail> {
+    const checked = checkedTemplate({ name: 'preview', ...template });
+    const sender = await this.sender(accountId);
+    const facts: LeadFacts = {
+      firstName: lead.firstName?.trim() || 'Ada',
+      lastName: lead.lastName?.trim() || 'Lovelace',
+      email: lead.email?.trim() || 'ada@zeppelin-works.example',
+      domain: domainPart(lead.email?.trim() || 'ada@zeppelin-works.example'),
+      company: SAMPLE_COMPANY,
+      sender,
+    };
+    return this.deps.writer.write(facts, { subject: checked.subject, body: checked.body });
+  }
+
+  /** Who signs the email, and the account's plan (which bounds its leads in flight). */
+  private async sender(accountId: number): Promise<LeadFacts['sender'] & { plan: PlanName }> {
+    const account = await this.deps.db
+      .selectFrom('accounts')
+      .leftJoin('users', (join) => join.onRef('users.account_id', '=', 'accounts.id').on('users.kind', '=', 'owner'))
+      .select(['accounts.name', 'accounts.plan', 'accounts.sender_name', 'accounts.sender_offer', 'users.firstname', 'users.lastname'])
+      .where('accounts.id', '=', accountId)
+      .orderBy('users.id')
+      .executeTakeFirstOrThrow();
+    const ownerName = [account.firstname, account.lastname].filter(Boolean).join(' ').trim();
+    return {
+      plan: account.plan,
+      name: account.sender_name || ownerName || `The ${account.name} team`,
+      company: account.name,
+      offer: account.sender_offer ?? '',
+    };
+  }
+
+  async getJob(principal: Principal, id: string) {
+    assertLeadApiUser(principal);
+    const job = await findJob(this.deps.db, principal.accountId, id.toLowerCase());
+    if (!job) throw notFound(`Job ${id}`);
+    const company = job.company ? (JSON.parse(job.company) as CompanyProfile) : null;
+    return {
+      ...presentJob(job),
+      template_id: job.template_id,
+      email_subject: job.email_subject,
+      email_body: job.email_body,
+      company,
+      research_note: job.research_note,
+      generator: job.generator,
+      rejection_reason: job.rejection_reason,
+      transitions: transitions(job),
+    };
+  }
+
+  async listJobs(principal: Principal, query: { limit: number; page: number; status?: string }) {
+    assertLeadApiUser(principal);
+    const { total, jobs } = await pageOfJobs(this.deps.db, principal.accountId, {
+      statuses: query.status ? statusesOf(query.status) : undefined,
+      limit: query.limit,
+      offset: (query.page - 1) * query.limit,
+    });
+    return { jobs: jobs.map(presentJob), pagination: { total, page: query.page, limit: query.limit, pages: Math.ceil(total / query.limit) } };
+  }
+
+  /** The plan's limits and this month's use of the quota (for the dashboard). */
+  async usage(accountId: number, plan: Principal['plan']) {
+    const month = nowIso().slice(0, 7);
+    const limits = this.deps.settings.plans[plan];
+    return { plan, month, leads: await monthlyUsage(this.deps.db, accountId, month), monthly_leads: limits.monthlyLeads, requests_per_minute: limits.requestsPerMinute };
+  }
+
+  private async assertQuota(principal: Principal): Promise<void> {
+    const now = new Date();
+    const quota = this.deps.settings.plans[principal.plan].monthlyLeads;
+    const used = await monthlyUsage(this.deps.db, principal.accountId, now.toISOString().slice(0, 7));
+    if (used < quota) return;
+    const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    throw new AppError(
+      'quota_exceeded',
+      `The ${principal.plan} plan includes ${quota} leads a month, all used; the quota renews on ${new Date(nextMonth).toISOString().slice(0, 10)}`,
+      [],
+      Math.ceil((nextMonth - now.getTime()) / 1000),
+    );
+  }
+}
+
+/** The lead API belongs to the account: its owner's keys, not those of portal clients. */
+function assertLeadApiUser(principal: Principal): void {
+  if (principal.kind !== 'owner') throw forbidden('The lead API is for the account owner’s keys; portal client keys cannot use it');
+}
+
+function normalized(input: LeadInput): LeadInput {
+  const firstName = input.firstName.trim();
+  const lastName = input.lastName.trim();
+  const email = input.email.trim();
+  const problems: FieldProblem[] = [];
+  if (firstName === '') problems.push({ path: '/firstName', message: 'must not be empty' });
+  if (lastName === '') problems.push({ path: '/lastName', message: 'must not be empty' });
+  if (email === '') problems.push({ path: '/email', message: 'must not be empty' });
+  if (firstName.length > NAME_MAX_LENGTH) problems.push({ path: '/firstName', message: `must be at most ${NAME_MAX_LENGTH} characters` });
+  if (lastName.length > NAME_MAX_LENGTH) problems.push({ path: '/lastName', message: `must be at most ${NAME_MAX_LENGTH} characters` });
+  if (problems.length > 0) throw validationError(problems);
+  return { firstName, lastName, email, ...(input.templateId === undefined ? {} : { templateId: input.templateId.toLowerCase() }) };
+}
+
+function domainPart(email: string): string {
+  const at = email.lastIndexOf('@');
+  return at === -1 ? '' : email.slice(at + 1).toLowerCase().slice(0, 255);
+}
+
+function failureMessage(error: unknown): string {
+  if (error instanceof LlmError) return `The email could not be generated: ${error.message}`;
+  if (error instanceof MailError) return `The email could not be sent: ${error.message}`;
+  return 'The job failed on our side';
+}
+
+export function presentJob(job: LeadJobRow): JobView {
+  return {
+    id: job.id,
+    first_name: job.first_name,
+    last_name: job.last_name,
+    email: job.email,
+    domain: job.domain,
+    status: job.status,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    completed_at: job.completed_at,
+    error_message: job.error_message,
+  };
+}
+
+function transitions(job: LeadJobRow) {
+  const steps: { status: LeadJobStatus; at: string | null }[] = [
+    { status: 'pending', at: job.created_at },
+    { status: 'scraping', at: job.scraping_at },
+    { status: 'generating', at: job.generating_at },
+    { status: 'sending', at: job.sending_at },
+  ];
+  if (job.status === 'completed' || job.status === 'failed' || job.status === 'rejected') steps.push({ status: job.status, at: job.completed_at });
+  return steps.filter((step): step is { status: LeadJobStatus; at: string } => step.at !== null);
+}

@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { client, createOwner, DIALECTS, expectError, type Owner, startApp, type TestApp } from '../helpers/app.js';
+import { companyHome, LEADS, lead, serveCompany, siteEnv } from '../helpers/leads.js';
+import { type LocalServer, startLocalServer } from '../helpers/local-server.js';
+import { createClientUser } from '../helpers/roles.js';
+import { TemplateService } from '../../src/leads/templates/service.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+for (const dialect of DIALECTS) {
+  describe(`POST /api/client/process-lead (${dialect})`, () => {
+    let site: LocalServer;
+    let test: TestApp;
+    let owner: Owner;
+    let api: ReturnType<typeof client>;
+
+    before(async () => {
+      site = await startLocalServer();
+      test = await startApp(dialect, siteEnv(site, { PLAN_FREE_RPM: '1000' }));
+      owner = await createOwner(test.storage);
+      api = client(test.app, owner.apiKey);
+      serveCompany(
+        site,
+        'zeppelin-works.com',
+        companyHome({ name: 'Zeppelin Works', description: 'Zeppelin Works builds quiet electric airships for regional cargo.', product: 'Electric airships for cargo' }),
+      );
+    });
+    after(async () => {
+      await test.close();
+      await site.close();
+    });
+
+    it('writes a personalized email from the company site and stores every step of the job', async () => {
+      const response = await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'));
+      assert.equal(response.status, 200, response.raw);
+      const body = response.body;
+      assert.equal(body.success, true);
+      assert.match(body.jobId, UUID);
+      assert.equal(typeof body.emailSubject, 'string');
+      assert.ok(body.emailBody.includes('Ada'), body.emailBody);
+      assert.ok(`${body.emailSubject} ${body.emailBody}`.includes('Zeppelin Works'));
+      assert.equal(body.emailDraft, `${body.emailSubject}\n\n${body.emailBody}`);
+      assert.equal(typeof body.message, 'string');
+
+      const job = (await api.get(`${LEADS}/jobs/${body.jobId}`)).body;
+      assert.equal(job.status, 'completed');
+      assert.equal(job.email, 'ada@zeppelin-works.com');
+      assert.equal(job.domain, 'zeppelin-works.com');
+      assert.equal(job.first_name, 'Ada');
+      assert.equal(job.last_name, 'Lovelace');
+      assert.equal(job.error_message, null);
+      assert.match(job.created_at, ISO);
+      assert.match(job.completed_at, ISO);
+      assert.deepEqual(job.transitions.map((step: { status: string }) => step.status), ['pending', 'scraping', 'generating', 'completed']);
+      assert.equal(job.email_subject, body.emailSubject);
+      assert.equal(job.email_body, body.emailBody);
+      assert.equal(job.company.name, 'Zeppelin Works');
+      assert.equal(job.company.source, 'site');
+      assert.equal(job.generator, 'builtin');
+    });
+
+    it('trims the fields and compares the address case-insensitively', async () => {
+      const response = await api.post(`${LEADS}/process-lead`, { firstName: '  Grace ', lastName: ' Hopper ', email: ' Grace@Zeppelin-Works.COM ' });
+      assert.equal(response.status, 200, response.raw);
+      const job = (await api.get(`${LEADS}/jobs/${response.body.jobId}`)).body;
+      assert.equal(job.first_name, 'Grace');
+      assert.equal(job.last_name, 'Hopper');
+      assert.equal(job.domain, 'zeppelin-works.com');
+      assert.ok(response.body.emailBody.includes('Grace'));
+    });
+
+    it('reuses the research of a domain: many leads of one company cost one fetch', async () => {
+      serveCompany(site, 'cached-co.com', companyHome({ name: 'Cached Co', description: 'Cached Co sells caches.', product: 'Caches' }));
+      const before = site.requests.filter((request) => request.path.startsWith('/cached-co.com/')).length;
+      const responses = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((name) => api.post(`${LEADS}/process-lead`, lead(`${name}@cached-co.com`))),
+      );
+      for (const response of responses) assert.equal(response.status, 200, response.raw);
+      await api.post(`${LEADS}/process-lead`, lead('e@cached-co.com'));
+      const homeFetches = site.requests.filter((request) => request.path === '/cached-co.com/').length;
+      assert.equal(before, 0);
+      assert.equal(homeFetches, 1);
+    });
+
+    it('degrades to what the domain tells when the site is unreachable, and says so on the job', async () => {
+      const response = await api.post(`${LEADS}/process-lead`, lead('ada@acme-corp.com'));
+      assert.equal(response.status, 200, response.raw);
+      assert.equal(response.body.success, true);
+      assert.ok(`${response.body.emailSubject} ${response.body.emailBody}`.includes('Acme Corp'));
+      const job = (await api.get(`${LEADS}/jobs/${response.body.jobId}`)).body;
+      assert.equal(job.status, 'completed');
+      assert.equal(job.company.source, 'domain');
+      assert.equal(job.company.name, 'Acme Corp');
+      assert.match(job.research_note, /not used/);
+    });
+
+    for (const [email, reason] of [
+      ['ada@gmail.com', 'free_provider'],
+      ['ada@mail.yahoo.co.uk', 'free_provider'],
+      ['ada@mailinator.com', 'disposable'],
+      ['not-an-address', 'invalid_syntax'],
+      ['ada@@example.com', 'invalid_syntax'],
+    ] as const) {
+      it(`rejects ${email} (${reason}) with 200, businessEmail false and a rejected job`, async () => {
+        const response = await api.post(`${LEADS}/process-lead`, lead(email));
+        assert.equal(response.status, 200, response.raw);
+        assert.equal(response.body.success, false);
+        assert.equal(response.body.businessEmail, false);
+        assert.equal(response.body.reason, reason);
+        assert.equal(typeof response.body.error, 'string');
+        assert.ok(response.body.error.length > 10);
+        const job = (await api.get(`${LEADS}/jobs/${response.body.jobId}`)).body;
+        assert.equal(job.status, 'rejected');
+        assert.equal(job.error_message, response.body.error);
+        assert.equal(job.rejection_reason, reason);
+        assert.match(job.completed_at, ISO);
+      });
+    }
+
+    it('refuses bad bodies with 400 in the error shape, and creates no job', async () => {
+      const { body: before } = await api.get(`${LEADS}/jobs?limit=1`);
+      expectError(await api.post(`${LEADS}/process-lead`, { lastName: 'L', email: 'a@zeppelin-works.com' }), 400, 'validation_failed');
+      expectError(await api.post(`${LEADS}/process-lead`, { firstName: 1, lastName: 'L', email: 'a@zeppelin-works.com' }), 400, 'validation_failed');
+      const empty = expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { firstName: '   ' })), 400, 'validation_failed');
+      assert.equal(empty.details[0]!.path, '/firstName');
+      expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { lastName: 'x'.repeat(101) })), 400, 'validation_failed');
+      expectError(await api.post(`${LEADS}/process-lead`, lead(`${'a'.repeat(320)}@x.com`)), 400, 'validation_failed');
+      expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { templateId: 'not-a-uuid' })), 400, 'validation_failed');
+      expectError(await api.post(`${LEADS}/process-lead`, '{"firstName": '), 400, 'validation_failed');
+      expectError(await api.post(`${LEADS}/process-lead`, 'firstName=a', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
+      const { body: afterwards } = await api.get(`${LEADS}/jobs?limit=1`);
+      assert.equal(afterwards.pagination.total, before.pagination.total);
+    });
+
+    it('needs a valid x-api-key: missing, unknown and revoked keys are 401', async () => {
+      expectError(await client(test.app).post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com')), 401, 'unauthorized');
+      expectError(await client(test.app, 'mh_live_unknown').post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com')), 401, 'unauthorized');
+      expectError(await client(test.app).get(`${LEADS}/jobs`, { authorization: `Bearer ${owner.apiKey}` }), 401, 'unauthorized');
+      const other = await createOwner(test.storage);
+      await test.storage.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('user_id', '=', other.userId).execute();
+      expectError(await client(test.app, other.apiKey).get(`${LEADS}/jobs`), 401, 'unauthorized');
+    });
+
+    it('is for the account owner: a portal client key is 403', async () => {
+      const clientUser = await createClientUser(test.storage, owner.accountId, []);
+      expectError(await client(test.app, clientUser.apiKey).post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com')), 403, 'forbidden');
+      expectError(await client(test.app, clientUser.apiKey).get(`${LEADS}/jobs`), 403, 'forbidden');
+    });
+
+    describe('templates', () => {
+      it('renders the chosen template; an unknown or foreign template is 404 and creates no job', async () => {
+        const templates = new TemplateService(test.storage.db);
+        const chosen = await templates.create(owner.accountId, {
+          name: 'Chosen',
+          subject: 'A note for {{companyName}}',
+          body: 'Hello {{firstName}},\n\nI read that {{companyName}} does this: {{companyDescription}}\n\n{{senderName}}',
+        });
+        const response = await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com', { templateId: chosen.id }));
+        assert.equal(response.status, 200, response.raw);
+        assert.equal(response.body.emailSubject, 'A note for Zeppelin Works');
+        assert.match(response.body.emailBody, /^Hello Ada,/);
+        assert.ok(response.body.emailBody.includes('quiet electric airships'));
+
+        const stranger = await createOwner(test.storage);
+        const foreign = await templates.create(stranger.accountId, { name: 'Theirs', body: 'Hi {{firstName}}' });
+        const { body: before } = await api.get(`${LEADS}/jobs?limit=1`);
+        expectError(await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com', { templateId: foreign.id })), 404, 'not_found');
+        expectError(await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com', { templateId: '7d9f1c2e-4b1a-4c3d-9e8f-0a1b2c3d4e5f' })), 404, 'not_found');
+        const { body: afterwards } = await api.get(`${LEADS}/jobs?limit=1`);
+        assert.equal(afterwards.pagination.total, before.pagination.total);
+      });
+
+      it("uses the account's default template when none is named", async () => {
+        const account = await createOwner(test.storage);
+        const templates = new TemplateService(test.storage.db);
+        await templates.create(account.accountId, { name: 'Default', subject: 'Default for {{firstName}}', body: 'Body for {{fullName}} at {{domain}}', isDefault: true });
+        const response = await client(test.app, account.apiKey).post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'));
+        assert.equal(response.body.emailSubject, 'Default for Ada');
+        assert.equal(response.body.emailBody, 'Body for Ada Lovelace at zeppelin-works.com');
+      });
+    });
+
+    describe('Idempotency-Key', () => {
+      it('replays the first response for the same key and body, and creates one job', async () => {
+        const account = await createOwner(test.storage);
+        const own = client(test.app, account.apiKey);
+        const headers = { 'idempotency-key': 'order-42' };
+        const first = await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), headers);
+        const second = await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), headers);
+        assert.equal(first.status, 200);
+        assert.equal(second.status, 200);
+        assert.deepEqual(second.body, first.body);
+        assert.equal(second.headers['idempotent-replayed'], 'true');
+        assert.equal(first.headers['idempotent-replayed'], undefined);
+        assert.equal((await own.get(`${LEADS}/jobs`)).body.pagination.total, 1);
+
+        expectError(await own.post(`${LEADS}/process-lead`, lead('grace@zeppelin-works.com'), headers), 409, 'conflict');
+        // Keys belong to an account: another account's same key is another request.
+        const otherResponse = await api.post(`${LEADS}/process-lead`, lead('grace@zeppelin-works.com'), headers);
+        assert.equal(otherResponse.status, 200);
+        assert.notEqual(otherResponse.body.jobId, first.body.jobId);
+      });
+
+      it('replays rejections too, and refuses a malformed key', async () => {
+        const headers = { 'idempotency-key': `reject-${Date.now()}` };
+        const first = await api.post(`${LEADS}/process-lead`, lead('ada@gmail.com'), headers);
+        const second = await api.post(`${LEADS}/process-lead`, lead('ada@gmail.com'), headers);
+        assert.deepEqual(second.body, first.body);
+        expectError(await api.post(`${LEADS}/process-lead`, lead('ada@gmail.com'), { 'idempotency-key': 'x'.repeat(256) }), 400, 'validation_failed');
+      });
+    });
+
+    describe('quota', () => {
+      it('counts leads that pass the business-email check; over the monthly quota is 429 quota_exceeded', async () => {
+        const quotaApp = await startApp(dialect, siteEnv(site, { PLAN_FREE_MONTHLY_LEADS: '2', PLAN_FREE_RPM: '1000' }));
+        try {
+          const account = await createOwner(quotaApp.storage);
+          const own = client(quotaApp.app, account.apiKey);
+          assert.equal((await own.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com'))).body.success, true);
+          assert.equal((await own.post(`${LEADS}/process-lead`, lead('a@gmail.com'))).body.businessEmail, false);
+          assert.equal((await own.post(`${LEADS}/process-lead`, lead('b@zeppelin-works.com'))).body.success, true);
+          const over = await own.post(`${LEADS}/process-lead`, lead('c@zeppelin-works.com'));
+          const error = expectError(over, 429, 'quota_exceeded');
+          assert.match(error.message, /2 leads a month/);
+          assert.ok(Number(over.headers['retry-after']) > 0);
+          // A non-business address is still answered: rejections cost nothing.
+          assert.equal((await own.post(`${LEADS}/process-lead`, lead('d@gmail.com'))).body.businessEmail, false);
+          assert.equal((await own.get(`${LEADS}/jobs`)).body.pagination.total, 4);
+        } finally {
+          await quotaApp.close();
+        }
+      });
+    });
+  });
+}

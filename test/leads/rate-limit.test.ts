@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { client, createOwner, DIALECTS, expectError, startApp, type TestApp } from '../helpers/app.js';
+import { companyHome, LEADS, lead, serveCompany, siteEnv, startInstances } from '../helpers/leads.js';
+import { type LocalServer, startLocalServer } from '../helpers/local-server.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+if (process.env.CI === 'true' && !REDIS_URL) throw new Error('CI must run the Redis tests: set TEST_REDIS_URL');
+
+describe('plan rate limits on the lead API', () => {
+  let site: LocalServer;
+  let test: TestApp;
+
+  before(async () => {
+    site = await startLocalServer();
+    serveCompany(site, 'limits.example.com', companyHome({ name: 'Limits', description: 'Limits limits.', product: 'Limits' }));
+    test = await startApp('sqlite', siteEnv(site, { PLAN_FREE_RPM: '3', PLAN_PRO_RPM: '5' }));
+  });
+  after(async () => {
+    await test.close();
+    await site.close();
+  });
+
+  it('sends RateLimit headers on every answer and 429 with Retry-After over the plan’s limit', async () => {
+    const api = client(test.app, (await createOwner(test.storage)).apiKey);
+    const remaining: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const response = index === 1 ? await api.get(`${LEADS}/jobs`) : await api.post(`${LEADS}/process-lead`, lead(`r${index}@limits.example.com`));
+      assert.equal(response.status, 200, response.raw);
+      assert.equal(response.headers['ratelimit-limit'], '3');
+      assert.ok(Number(response.headers['ratelimit-reset']) > 0);
+      remaining.push(String(response.headers['ratelimit-remaining']));
+    }
+    assert.deepEqual(remaining, ['2', '1', '0']);
+    const refused = await api.post(`${LEADS}/process-lead`, lead('r4@limits.example.com'));
+    const error = expectError(refused, 429, 'rate_limited');
+    assert.match(error.message, /free plan allows 3 requests a minute/);
+    assert.ok(Number(refused.headers['retry-after']) >= 1 && Number(refused.headers['retry-after']) <= 60);
+    assert.equal(refused.headers['ratelimit-remaining'], '0');
+    // The refused request created no job.
+    const jobs = await test.storage.db.selectFrom('lead_jobs').select('email').where('email', '=', 'r4@limits.example.com').execute();
+    assert.deepEqual(jobs, []);
+  });
+
+  it('counts per account, by the account’s plan', async () => {
+    const pro = client(test.app, (await createOwner(test.storage, 'pro')).apiKey);
+    const free = client(test.app, (await createOwner(test.storage, 'free')).apiKey);
+    for (let index = 0; index < 5; index += 1) assert.equal((await pro.get(`${LEADS}/jobs`)).status, 200);
+    expectError(await pro.get(`${LEADS}/jobs`), 429, 'rate_limited');
+    const freeAnswer = await free.get(`${LEADS}/jobs`);
+    assert.equal(freeAnswer.status, 200);
+    assert.equal(freeAnswer.headers['ratelimit-limit'], '3');
+  });
+
+  it('checks the key before the limit: unknown keys are 401, never 429', async () => {
+    const stranger = client(test.app, 'mh_live_nobody');
+    for (let index = 0; index < 5; index += 1) expectError(await stranger.get(`${LEADS}/jobs`), 401, 'unauthorized');
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`rate limits shared through Redis by two instances (${dialect})`, { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, () => {
+    it('holds the limit across instances', async () => {
+      const shared = await startInstances(dialect, 2, {
+        REDIS_URL: REDIS_URL!,
+        REDIS_KEY_PREFIX: `masthead-test-${randomBytes(6).toString('hex')}:`,
+        PLAN_FREE_RPM: '4',
+        LEAD_WORKER: 'false',
+      });
+      try {
+        const [first, second] = shared.instances;
+        const owner = await createOwner(first!.storage);
+        const apis = [client(first!.app, owner.apiKey), client(second!.app, owner.apiKey)];
+        const statuses: number[] = [];
+        for (let index = 0; index < 6; index += 1) statuses.push((await apis[index % 2]!.get(`${LEADS}/jobs`)).status);
+        assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+        const last = await apis[1]!.get(`${LEADS}/jobs`);
+        assert.equal(last.headers['ratelimit-remaining'], '0');
+      } finally {
+        await shared.close();
+      }
+    });
+  });
+}
