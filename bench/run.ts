@@ -8,13 +8,15 @@
 // the machine other processes took during a row: anything above a few percent means run again.
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (10), BENCH_WARMUP seconds (2), BENCH_CONNECTIONS (10),
-// BENCH_ONLY=get,deep,... to run some scenarios (the bare route always runs), BENCH_NODE_ARGS extra node flags for
-// the servers (e.g. "--cpu-prof --cpu-prof-dir=.bench/prof").
+// BENCH_ONLY=get,deep,... to run some scenarios (the bare route always runs; `feeds` names the feed rows of
+// bench/feeds.ts, which run after the articles table; BENCH_ONLY=feeds runs them alone, without seeding),
+// BENCH_NODE_ARGS extra node flags for the servers (e.g. "--cpu-prof --cpu-prof-dir=.bench/prof").
 
 import { cpus } from 'node:os';
 import { relative } from 'node:path';
 import { ROOT, type Server, killAll, startServer, stopServer } from './children.js';
 import { othersShare, sampleCpu } from './cpu.js';
+import { runFeedBench } from './feeds.js';
 import { type LoadOptions, type LoadRequest, type Measurement, measure } from './load.js';
 import { fixed, table, thousands } from './report.js';
 import { ARTICLES, FILTER_WORD, type Seed, prepareSeed, trimToSeed } from './seed.js';
@@ -30,6 +32,8 @@ const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 10);
 const ARTICLE_IDS = 2_000;
 const CREATE_BODIES = 100;
 const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter((key) => key !== '');
+const RUN_ARTICLES = !ONLY || ONLY.some((key) => key !== 'feeds');
+const RUN_FEEDS = !ONLY || ONLY.includes('feeds');
 
 interface Scenario {
   key: string;
@@ -288,7 +292,7 @@ function usage(message: string): never {
 }
 
 // Bounded in time whatever happens: seeding, then each scenario's warm-up and run, with a generous margin.
-const LIMIT_MS = (15 * 60 + 6 * (DURATION + WARMUP + 30)) * 1000;
+const LIMIT_MS = (15 * 60 + 6 * (DURATION + WARMUP + 30) + 5 * 60) * 1000;
 const watchdog = setTimeout(() => {
   console.error(`\nbench: gave up after ${LIMIT_MS / 1000} s`);
   killAll();
@@ -304,7 +308,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 try {
-  process.exitCode = await main();
+  process.exitCode = RUN_ARTICLES ? await main() : 0;
+  if (RUN_FEEDS) await runFeedBench();
 } catch (error) {
   console.error(`\nbench: ${error instanceof Error ? error.message : String(error)}`);
   killAll();

@@ -51,7 +51,8 @@ export interface TestApp {
 
 export async function startApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase(dialect);
-  const config = loadConfig({ ...env, DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
+  // The feed scheduler stays off unless a test turns it on: feed tests drive it with app.feedScheduler.runDue().
+  const config = loadConfig({ FEED_SCHEDULER: 'off', ...env, DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
   const storage = openStorage(config.databaseUrl);
   let app: FastifyInstance;
   try {

@@ -1,79 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { client, createOwner, createPublication, DIALECTS, expectError, type Owner, startApp, type TestApp } from '../helpers/app.js';
 import { PORTAL, TIMESTAMP } from '../helpers/portal.js';
 import { createClientUser } from '../helpers/roles.js';
-
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
-
-/** A local HTTP server whose answer each test sets by path. */
-async function feedServer() {
-  const routes = new Map<string, Handler>();
-  const requests: { path: string; headers: IncomingMessage['headers'] }[] = [];
-  const server: Server = createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0]!;
-    requests.push({ path, headers: request.headers });
-    const handler = routes.get(path);
-    if (!handler) {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    handler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    base: `http://127.0.0.1:${port}`,
-    routes,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-interface Item {
-  guid: string;
-  title: string;
-  html?: string;
-  link?: string;
-  author?: string;
-  date?: string;
-}
-
-function rss(items: Item[], channel: { title?: string; description?: string; image?: string } = {}): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>
-<title>${channel.title ?? 'The Sample Blog'}</title>
-<link>https://blog.example.com/</link>
-<description>${channel.description ?? 'Notes from the sample blog'}</description>
-${channel.image ? `<image><url>${channel.image}</url><title>x</title><link>https://blog.example.com/</link></image>` : ''}
-${items
-  .map(
-    (item) => `<item><guid isPermaLink="false">${item.guid}</guid><title>${item.title}</title>
-<link>${item.link ?? `https://blog.example.com/${item.guid}`}</link>
-${item.author ? `<dc:creator>${item.author}</dc:creator>` : ''}
-<pubDate>${item.date ?? 'Tue, 03 Jun 2025 09:39:21 GMT'}</pubDate>
-<description><![CDATA[${item.html ?? `<p>Body of ${item.title}</p>`}]]></description></item>`,
-  )
-  .join('\n')}
-</channel></rss>`;
-}
-
-/** Serves a body, with an ETag, answering 304 when If-None-Match matches it. */
-function serveFeed(body: () => string, etag?: () => string): Handler {
-  return (request, response) => {
-    const tag = etag?.();
-    if (tag && request.headers['if-none-match'] === tag) {
-      response.writeHead(304, { etag: tag }).end();
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8', ...(tag ? { etag: tag } : {}) }).end(body());
-  };
-}
-
-const redirect = (status: number, to: string): Handler => (_request, response) => response.writeHead(status, { location: to }).end();
+import { feedServer, type Handler, type Item, redirect, rss, serveFeed } from './feeds/fixtures.js';
 
 let counter = 0;
 const nextPath = (stem = 'feed') => `/${stem}-${++counter}.xml`;
@@ -82,6 +12,8 @@ for (const dialect of DIALECTS) {
   describe(`RSS feeds (${dialect})`, () => {
     let server: Awaited<ReturnType<typeof feedServer>>;
     let blockedServer: Awaited<ReturnType<typeof feedServer>>;
+    /** A site of its own, for discovery by the usual paths (which live at the root of an origin). */
+    let site: Awaited<ReturnType<typeof feedServer>>;
     let t: TestApp;
     let owner: Owner;
     let api: ReturnType<typeof client>;
@@ -93,7 +25,8 @@ for (const dialect of DIALECTS) {
     before(async () => {
       server = await feedServer();
       blockedServer = await feedServer();
-      t = await startApp(dialect, { OUTBOUND_ALLOW: `127.0.0.1:${server.port}` });
+      site = await feedServer();
+      t = await startApp(dialect, { OUTBOUND_ALLOW: `127.0.0.1:${server.port},127.0.0.1:${site.port}` });
       owner = await createOwner(t.storage);
       const publication = await createPublication(t.storage, owner.accountId);
       appId = publication.app_id;
@@ -107,6 +40,7 @@ for (const dialect of DIALECTS) {
       await t.close();
       await server.close();
       await blockedServer.close();
+      await site.close();
     });
 
     const feeds = (id?: number | string, app = appId) => `${PORTAL}/rss_feeds/${app}${id === undefined ? '' : `/${id}`}`;
@@ -232,6 +166,40 @@ for (const dialect of DIALECTS) {
       assert.equal(created.status, 201, created.raw);
       assert.equal(created.body.url, `${server.base}${path}`);
       assert.equal(created.body.title, 'Discovered');
+    });
+
+    it('finds the feed of an HTML page that names none at the usual paths of its origin, in order', async () => {
+      const html = (body: string): Handler => (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      site.routes.clear();
+      site.requests.length = 0;
+      site.routes.set('/blog/home', html('<!doctype html><html><head><title>Blog</title></head><body>No feed link</body></html>'));
+      // /feed is missing (404); /rss.xml is a catch-all HTML page; /atom.xml is the feed; /feed.xml is never asked.
+      site.routes.set('/rss.xml', html('<!doctype html><html><body>Page not found</body></html>'));
+      site.routes.set('/atom.xml', (_request, response) =>
+        response
+          .writeHead(200, { 'content-type': 'application/atom+xml' })
+          .end('<feed xmlns="http://www.w3.org/2005/Atom"><title>Found at a usual path</title><entry><id>1</id><title>x</title></entry></feed>'),
+      );
+      site.routes.set('/feed.xml', serveFeed(() => rss([], { title: 'Not this one' })));
+      const created = await api.post(feeds(), { url: `${site.base}/blog/home` });
+      assert.equal(created.status, 201, created.raw);
+      assert.equal(created.body.url, `${site.base}/atom.xml`);
+      assert.equal(created.body.title, 'Found at a usual path');
+      assert.deepEqual(site.requests.map((request) => request.path), ['/blog/home', '/feed', '/rss.xml', '/atom.xml']);
+      assert.ok(site.requests.every((request) => /Masthead/.test(String(request.headers['user-agent']))), 'through the same fetcher');
+
+      // None of the usual paths serves a feed: the page's own problem is the answer.
+      site.routes.delete('/atom.xml');
+      site.routes.delete('/feed.xml');
+      site.requests.length = 0;
+      const problem = expectError(await api.post(feeds(), { url: `${site.base}/blog/home` }), 400, 'validation_failed');
+      assert.match(problem.message, /not a feed/);
+      assert.deepEqual(site.requests.map((request) => request.path), ['/blog/home', '/feed', '/rss.xml', '/atom.xml', '/feed.xml', '/index.xml']);
+      // A feed that is merely broken is not a reason to look elsewhere.
+      site.routes.set('/broken.xml', (_request, response) => response.writeHead(200, { 'content-type': 'application/rss+xml' }).end('<rss><channel><item><![CDATA[cut'));
+      site.requests.length = 0;
+      expectError(await api.post(feeds(), { url: `${site.base}/broken.xml` }), 400, 'validation_failed');
+      assert.deepEqual(site.requests.map((request) => request.path), ['/broken.xml']);
     });
 
     it('refuses a URL on a private address not in OUTBOUND_ALLOW with a 400 naming the reason', async () => {

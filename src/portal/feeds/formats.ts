@@ -87,8 +87,16 @@ function rssAuthor(item: RssFeed.Item<string>): string | undefined {
   return person?.name ?? person?.email ?? first(item.dc?.creators) ?? item.itunes?.author;
 }
 
+/** The channel's author, for items that name none: managingEditor, dc:creator, itunes:author or atom:author. */
+function rssFeedAuthor(feed: RssFeed.Feed<string>): string | undefined {
+  const editor = feed.managingEditor;
+  const atomAuthor = first(feed.atom?.authors);
+  return editor?.name ?? editor?.email ?? first(feed.dc?.creators) ?? feed.itunes?.author ?? atomAuthor?.name ?? atomAuthor?.email;
+}
+
 function fromRss(feed: RssFeed.Feed<string>, feedBase: string | undefined): RawFeed {
   const base = childBase(feedBase, feed.xml?.base);
+  const feedAuthor = rssFeedAuthor(feed);
   return {
     format: 'rss',
     title: html(feed.title ?? first(feed.dc?.titles)),
@@ -107,7 +115,7 @@ function fromRss(feed: RssFeed.Feed<string>, feedBase: string | undefined): RawF
         summary: html(item.description ?? first(item.dc?.descriptions) ?? item.itunes?.summary),
         content: html(item.content?.encoded),
         base: itemBase,
-        author: rssAuthor(item),
+        author: rssAuthor(item) ?? feedAuthor,
         published: item.pubDate ?? first(item.dc?.dates) ?? first(item.dcterms?.issued) ?? first(item.dcterms?.created),
         updated: first(item.dcterms?.modified) ?? item.atom?.updated,
         images: [...mediaImages(item.media), ...enclosureImages(item.enclosures), ...(item.itunes?.image ? [item.itunes.image] : [])],
@@ -120,6 +128,7 @@ function fromRss(feed: RssFeed.Feed<string>, feedBase: string | undefined): RawF
 
 function fromRdf(feed: RdfFeed.Feed<string>, feedBase: string | undefined): RawFeed {
   const base = childBase(feedBase, feed.xml?.base);
+  const feedAuthor = first(feed.dc?.creators);
   return {
     format: 'rdf',
     title: html(feed.title ?? first(feed.dc?.titles)),
@@ -135,7 +144,7 @@ function fromRdf(feed: RdfFeed.Feed<string>, feedBase: string | undefined): RawF
       summary: html(item.description ?? first(item.dc?.descriptions)),
       content: html(item.content?.encoded),
       base: childBase(base, item.xml?.base),
-      author: first(item.dc?.creators),
+      author: first(item.dc?.creators) ?? feedAuthor,
       published: first(item.dc?.dates) ?? first(item.dcterms?.issued) ?? first(item.dcterms?.created),
       updated: first(item.dcterms?.modified),
       images: mediaImages(item.media),
@@ -145,9 +154,22 @@ function fromRdf(feed: RdfFeed.Feed<string>, feedBase: string | undefined): RawF
 
 // --- Atom 0.3 / 1.0 ------------------------------------------------------------------------------------------
 
+/**
+ * Atom 1.0 (RFC 4287 4.1.3.3): content of a MIME type that is neither text/* nor XML is base64. Such content is
+ * opaque data, imported as text.
+ */
+function base64Content(type: string, value: string): string | undefined {
+  if (!type.includes('/') || type.startsWith('text/') || /[+/]xml$/.test(type)) return undefined;
+  const compact = value.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) return undefined;
+  return Buffer.from(compact, 'base64').toString('utf8');
+}
+
 function atomText(text: { value?: string; type?: string } | undefined): RawText | undefined {
   if (!text?.value) return undefined;
   const type = (text.type ?? 'text').toLowerCase();
+  const decoded = base64Content(type, text.value);
+  if (decoded !== undefined) return { value: decoded, kind: 'text' };
   // Atom 1.0: text | html | xhtml; Atom 0.3: a MIME type (text/plain, text/html, application/xhtml+xml).
   const kind = type === 'text' || type === 'text/plain' ? 'text' : 'html';
   return { value: text.value, kind };

@@ -31,10 +31,13 @@ export function stripDoctype(xml: string): string {
 
 /** A closing tag cut short at the very end (`</rss`), as truncated feeds have, completed. */
 export function completeLastTag(xml: string): string {
-  return xml.replace(/(<\/[A-Za-z_][\w.:-]*)\s*$/, '$1>');
+  // Only the end is looked at: the pattern anchored at $ would otherwise be tried at every closing tag.
+  const tailStart = Math.max(0, xml.length - 512);
+  const tail = xml.slice(tailStart);
+  const completed = tail.replace(/(<\/[A-Za-z_][\w.:-]*)\s*$/, '$1>');
+  return completed === tail ? xml : xml.slice(0, tailStart) + completed;
 }
 
-const NAMED_REFERENCE = /&([A-Za-z][A-Za-z0-9]{1,31});/g;
 const CDATA_SECTION = /(<!\[CDATA\[[\s\S]*?\]\]>)/;
 
 /**
@@ -47,20 +50,17 @@ function escapeMarkupDeclarations(cdata: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** A CDATA section, or a named reference: one pass over the text finds both. */
+const CDATA_OR_NAMED_REFERENCE = /<!\[CDATA\[[\s\S]*?\]\]>|&([A-Za-z][A-Za-z0-9]{1,31});/g;
+
 /** `&nbsp;` → `&#160;` and so on, outside CDATA sections; the five XML entities and unknown names stay as they are. */
 export function numericEntities(xml: string): string {
   if (!xml.includes('&') && !xml.includes('<![CDATA[')) return xml;
-  return xml
-    .split(CDATA_SECTION)
-    .map((part, i) =>
-      i % 2 === 1
-        ? escapeMarkupDeclarations(part)
-        : part.replace(NAMED_REFERENCE, (whole, name: string) => {
-            const codePoint = HTML_ENTITIES[name];
-            return codePoint === undefined ? whole : `&#${codePoint};`;
-          }),
-    )
-    .join('');
+  return xml.replace(CDATA_OR_NAMED_REFERENCE, (whole, name: string | undefined) => {
+    if (name === undefined) return escapeMarkupDeclarations(whole);
+    const codePoint = HTML_ENTITIES[name];
+    return codePoint === undefined ? whole : `&#${codePoint};`;
+  });
 }
 
 /** The name of the document's first element, lower-cased (`rss`, `feed`, `rdf:rdf`, `html`), if any. */
@@ -76,8 +76,65 @@ export function looksLikeHtml(text: string): boolean {
   return root === 'html' || root === 'head' || root === 'body';
 }
 
+/** Applies `replace` to the text outside CDATA sections only. */
+function outsideCdata(xml: string, replace: (part: string) => string): string {
+  return xml
+    .split(CDATA_SECTION)
+    .map((part, i) => (i % 2 === 1 ? part : replace(part)))
+    .join('');
+}
+
+function escapeXmlText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+const BASE64_ELEMENT = /<([A-Za-z_][\w.-]*(?::[\w.-]+)?)(\s[^>]*?)\bmode\s*=\s*(["'])base64\3([^>]*)>([^<]*)<\/\1\s*>/g;
+
+/**
+ * Atom 0.3's `mode="base64"` text constructs, decoded to `mode="escaped"` text: feedsmith reads the mode of none.
+ * What the decoded text is (text or HTML) stays as the element's `type` says.
+ */
+export function decodeBase64Constructs(xml: string): string {
+  if (!xml.includes('base64') || !/\bmode\s*=\s*["']base64["']/.test(xml)) return xml;
+  return outsideCdata(xml, (part) =>
+    part.replace(BASE64_ELEMENT, (whole, name: string, before: string, _quote: string, after: string, encoded: string) => {
+      const compact = encoded.replace(/\s+/g, '');
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return whole;
+      const decoded = Buffer.from(compact, 'base64').toString('utf8');
+      return `<${name}${before}mode="escaped"${after}>${escapeXmlText(decoded)}</${name}>`;
+    }),
+  );
+}
+
+const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+
+/** XHTML's `<iframe ... />` as HTML's `<iframe ...></iframe>`: read as HTML, it would swallow the rest. */
+function expandSelfClosing(xhtml: string): string {
+  return xhtml.replace(/<([A-Za-z][\w:-]*)(\s[^<>]*?)?\s*\/>/g, (whole, name: string, attributes = '') =>
+    VOID_ELEMENTS.has(name.toLowerCase()) ? whole : `<${name}${attributes}></${name}>`,
+  );
+}
+
+const RSS_ITEM_BODY = /<((?:xhtml:)?body)\b([^>]*)>([\s\S]*?)<\/\1\s*>/gi;
+const CONTENT_MODULE = 'http://purl.org/rss/1.0/modules/content/';
+
+/**
+ * An RSS item's XHTML body (`<xhtml:body>`, or `<body xmlns="http://www.w3.org/1999/xhtml">`) as the
+ * content:encoded that feedsmith reads, as feedparser does. Only in RSS documents, and never inside CDATA (where
+ * `<body>` is part of some HTML text).
+ */
+export function xhtmlBodyAsContent(xml: string): string {
+  if (!/<(?:xhtml:)?body\b/i.test(xml) || rootElementName(xml) !== 'rss') return xml;
+  return outsideCdata(xml, (part) =>
+    part.replace(RSS_ITEM_BODY, (_whole, _name: string, _attributes: string, inner: string) => {
+      const html = expandSelfClosing(inner.replace(/<(\/?)xhtml:/gi, '<$1')).replaceAll(']]>', ']]]]><![CDATA[>');
+      return `<content:encoded xmlns:content="${CONTENT_MODULE}"><![CDATA[${html}]]></content:encoded>`;
+    }),
+  );
+}
+
 /** The XML text ready for feedsmith; throws not_a_feed for HTML pages. */
 export function prepareXml(text: string): string {
   if (looksLikeHtml(text)) throw new FeedParseError('not_a_feed', 'the response is an HTML page, not a feed');
-  return completeLastTag(numericEntities(stripDoctype(text)));
+  return completeLastTag(numericEntities(xhtmlBodyAsContent(decodeBase64Constructs(stripDoctype(text)))));
 }

@@ -11,9 +11,11 @@ export const RssFeed = Type.Object(
     title: Type.String(),
     description: Nullable(Type.String()),
     cover: Nullable(Type.String({ description: 'cover URL' })),
-    active: Type.Boolean(),
+    active: Type.Boolean({ description: 'synchronized in the background; set false by Masthead after 10 failed synchronizations in a row' }),
     job_id: Nullable(Type.String({ description: 'identifier (uuid) of the latest synchronization' })),
-    job_status: Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+    job_status: Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')], {
+      description: 'pending: waiting for its first import or a queued synchronize; running; completed or failed: the latest run',
+    }),
     last_error: Nullable(Type.String({ description: 'why the latest synchronization failed' })),
     import_source: Type.Boolean(),
     import_author: Type.Boolean(),
@@ -59,7 +61,9 @@ export type RssFeedUpdateInput = Static<typeof RssFeedUpdateBody>;
 export const SyncResult = Type.Object(
   {
     job_id: Type.String(),
-    job_status: Type.Union([Type.Literal('completed'), Type.Literal('failed')]),
+    job_status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')], {
+      description: 'pending: queued for the scheduler (202, Prefer: respond-async); completed or failed: the outcome of a run',
+    }),
     imported: Type.Integer({ description: 'entries imported as new articles' }),
     updated: Type.Integer({ description: 'articles updated from changed entries' }),
     skipped: Type.Integer({ description: 'changed entries whose article a person edited since, and entries with neither title nor content' }),

@@ -2,22 +2,23 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
 import type { Database, Publication, RssFeedRow } from '../../db/types.js';
-import { conflict, invalidField, notFound } from '../../errors.js';
+import { AppError, conflict, invalidField, notFound } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
 import { idsInPublication } from '../publications/queries.js';
-import { feedCategoryIds, findFeed, listFeeds, setFeedCategories } from './queries.js';
+import { claimFeedRun, feedCategoryIds, findFeed, listFeeds, queueFeedRun, setFeedCategories, STALE_RUN_MS } from './queries.js';
+import { emptyResult, type FeedRunner } from './runner.js';
 import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
-import { discoverFeedUrl, type FeedFetch, FeedReadError, fetchFeed, importEntries } from './sync.js';
-
-/** Longer than any run can take (a 20 s fetch and one transaction): a run older than this is abandoned. */
-const STALE_RUN_MS = 10 * 60 * 1000;
+import { type FeedFetch, FeedReadError, locateFeed } from './sync.js';
 
 export class FeedService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly publications: PublicationService,
     private readonly fetch: FeedFetch,
+    private readonly runner: FeedRunner,
+    /** Called when a synchronize was queued: the scheduler's wake-up. */
+    private readonly onQueued: () => void = () => undefined,
   ) {}
 
   async list(principal: Principal, appId: string): Promise<RssFeedView[]> {
@@ -39,18 +40,11 @@ export class FeedService {
     const cover = input.cover === undefined ? undefined : coverUrl(input.cover);
     let fetched;
     try {
-      fetched = await fetchFeed(this.fetch, url);
+      // An HTML page leads to its feed: the one its <link rel="alternate"> names, else one at a usual path.
+      fetched = await locateFeed(this.fetch, url);
     } catch (error) {
-      if (!(error instanceof FeedReadError)) throw error;
-      // An HTML page naming its feed (<link rel="alternate">): the feed it names is used instead.
-      const discovered = error.response ? discoverFeedUrl(error.response) : undefined;
-      if (!discovered || discovered === url) throw invalidField('/url', `cannot be used: ${error.message}`);
-      try {
-        fetched = await fetchFeed(this.fetch, discovered);
-      } catch (inner) {
-        if (inner instanceof FeedReadError) throw invalidField('/url', `names the feed ${discovered}, which cannot be used: ${inner.message}`);
-        throw inner;
-      }
+      if (error instanceof FeedReadError) throw invalidField('/url', `cannot be used: ${error.message}`);
+      throw error;
     }
     const feed = fetched.feed!;
     const now = nowIso();
@@ -76,6 +70,8 @@ export class FeedService {
           imported_at: null,
           created_at: now,
           updated_at: now,
+          // Imported by the scheduler's next pass.
+          next_sync_at: now,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -87,9 +83,15 @@ export class FeedService {
 
   async update(principal: Principal, appId: string, id: number, input: RssFeedUpdateInput): Promise<RssFeedView> {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
-    await this.find(publication, id);
+    const current = await this.find(publication, id);
     if (input.category_ids !== undefined) await this.checkCategories(publication, input.category_ids);
-    const changes: Partial<RssFeedRow> = { updated_at: nowIso() };
+    const now = nowIso();
+    const changes: Partial<RssFeedRow> = { updated_at: now };
+    if (input.active === true && current.active === 0) {
+      // Switched back on (by hand, or after the scheduler gave up on it): a fresh start, due at once.
+      changes.consecutive_failures = 0;
+      changes.next_sync_at = now;
+    }
     if (input.title !== undefined) changes.title = input.title.trim();
     if (input.description !== undefined) changes.description = input.description;
     if (input.cover !== undefined) changes.cover = coverUrl(input.cover);
@@ -113,65 +115,34 @@ export class FeedService {
     });
   }
 
-  async synchronize(principal: Principal, appId: string, id: number): Promise<SyncResultView> {
+  /**
+   * Synchronizes the feed now and answers the outcome; with `queue`, leaves the run to the scheduler and answers the
+   * pending job at once. A feed whose server asked (429/503 Retry-After) not to be fetched yet is a rate_limited
+   * error; a feed already being synchronized, a conflict.
+   */
+  async synchronize(principal: Principal, appId: string, id: number, options: { queue?: boolean } = {}): Promise<SyncResultView> {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
-    await this.find(publication, id);
-    const jobId = randomUUID();
-    // Claiming the run is one conditional update, so two requests cannot both run it. A run that has been
-    // 'running' for longer than any run can take was cut off (a crash, a restart) and is taken over.
-    const startedAt = nowIso();
-    const stale = new Date(Date.parse(startedAt) - STALE_RUN_MS).toISOString();
-    const claimed = await this.db
-      .updateTable('rss_feeds')
-      .set({ job_id: jobId, job_status: 'running', job_started_at: startedAt })
-      .where('id', '=', id)
-      .where((eb) => eb.or([eb('job_status', '!=', 'running'), eb('job_started_at', 'is', null), eb('job_started_at', '<', stale)]))
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) === 0) throw conflict(`RSS feed ${id} is being synchronized already`);
-    const feed = (await this.find(publication, id))!;
-    const result: SyncResultView = {
-      job_id: jobId,
-      job_status: 'completed',
-      imported: 0,
-      updated: 0,
-      skipped: 0,
-      unchanged: 0,
-      failed: 0,
-      not_modified: false,
-      articles: [],
-      errors: [],
-    };
-    try {
-      const fetched = await fetchFeed(this.fetch, feed.url, { etag: feed.etag, lastModified: feed.last_modified });
-      const categoryIds = (await feedCategoryIds(this.db, [id])).get(id) ?? [];
-      const now = nowIso();
-      await this.db.transaction().execute(async (trx) => {
-        if (fetched.feed) {
-          const counts = await importEntries(trx, feed, categoryIds, fetched.feed.entries);
-          Object.assign(result, counts);
-        } else {
-          result.not_modified = true;
-        }
-        const headers = fetched.response.headers;
-        await trx
-          .updateTable('rss_feeds')
-          .set({
-            url: fetched.permanentUrl,
-            etag: fetched.feed ? (headers.etag ?? null) : feed.etag,
-            last_modified: fetched.feed ? (headers['last-modified'] ?? null) : feed.last_modified,
-            imported_at: now,
-            job_status: 'completed',
-            last_error: null,
-          })
-          .where('id', '=', id)
-          .execute();
-      });
-    } catch (error) {
-      const message = error instanceof FeedReadError ? error.message : `the import failed: ${error instanceof Error ? error.message : String(error)}`;
-      Object.assign(result, { job_status: 'failed', imported: 0, updated: 0, skipped: 0, unchanged: 0, failed: 1, articles: [], errors: [message] });
-      await this.db.updateTable('rss_feeds').set({ job_status: 'failed', last_error: message }).where('id', '=', id).execute();
+    const feed = await this.find(publication, id);
+    const now = nowIso();
+    if (feed.retry_not_before && feed.retry_not_before > now) {
+      const seconds = Math.max(1, Math.ceil((Date.parse(feed.retry_not_before) - Date.parse(now)) / 1000));
+      throw new AppError(
+        'rate_limited',
+        `the feed's server asked not to be fetched before ${toPortalTimestamp(feed.retry_not_before)} UTC; try again in ${seconds} s`,
+        [],
+        seconds,
+      );
     }
-    return result;
+    const stale = new Date(Date.parse(now) - STALE_RUN_MS).toISOString();
+    if (options.queue) {
+      const queued = await queueFeedRun(this.db, id, randomUUID(), now, stale);
+      if (!queued) throw conflict(`RSS feed ${id} is being synchronized already`);
+      this.onQueued();
+      return emptyResult(queued.job_id!, 'pending');
+    }
+    const claimed = await claimFeedRun(this.db, id, randomUUID(), now, stale);
+    if (!claimed) throw conflict(`RSS feed ${id} is being synchronized already`);
+    return this.runner.run(claimed);
   }
 
   private async find(publication: Publication, id: number): Promise<RssFeedRow> {

@@ -1,15 +1,17 @@
-// Fetching a feed through the safe fetcher and importing its entries as articles, in one transaction.
+// Fetching a feed through the safe fetcher (finding it first when the URL is an HTML page) and importing its
+// entries as articles, in one transaction.
 
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ArticleChanges, Database, NewArticle, RssFeedRow } from '../../db/types.js';
 import { FetchError, type SafeFetchResponse } from '../../net/safe-fetch.js';
 import { nowIso } from '../../time.js';
 import { insertArticle, updateArticle } from '../articles/queries.js';
 import { FeedParseError, parseFeed, type NormalizedEntry, type NormalizedFeed } from './index.js';
+import { looksLikeHtml } from './prepare.js';
 import { importedEntries } from './queries.js';
+import { retryAfterSeconds } from './schedule.js';
 
-export type FeedFetch = (url: string, options: { headers?: Record<string, string> }) => Promise<SafeFetchResponse>;
+export type FeedFetch = (url: string, options: { headers?: Record<string, string>; signal?: AbortSignal }) => Promise<SafeFetchResponse>;
 
 const ACCEPT =
   'application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8';
@@ -21,6 +23,8 @@ export class FeedReadError extends Error {
     readonly kind: 'fetch' | 'status' | 'parse',
     /** For a parse failure: the response that was not a feed (an HTML page may name its feed). */
     readonly response?: SafeFetchResponse,
+    /** For a 429 or 503 with Retry-After: how long the server asked to wait, in seconds. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -34,19 +38,31 @@ export interface FetchedFeed {
   feed?: NormalizedFeed;
 }
 
-export async function fetchFeed(fetch: FeedFetch, url: string, conditional: { etag?: string | null; lastModified?: string | null } = {}): Promise<FetchedFeed> {
+export interface FetchFeedOptions {
+  etag?: string | null;
+  lastModified?: string | null;
+  signal?: AbortSignal;
+}
+
+export async function fetchFeed(fetch: FeedFetch, url: string, options: FetchFeedOptions = {}): Promise<FetchedFeed> {
   const headers: Record<string, string> = { accept: ACCEPT };
-  if (conditional.etag) headers['if-none-match'] = conditional.etag;
-  if (conditional.lastModified) headers['if-modified-since'] = conditional.lastModified;
+  if (options.etag) headers['if-none-match'] = options.etag;
+  if (options.lastModified) headers['if-modified-since'] = options.lastModified;
   let response: SafeFetchResponse;
   try {
-    response = await fetch(url, { headers });
+    response = await fetch(url, options.signal ? { headers, signal: options.signal } : { headers });
   } catch (error) {
     if (error instanceof FetchError) throw new FeedReadError(`the feed could not be fetched (${error.reason}): ${error.message}`, 'fetch');
     throw error;
   }
   const permanent = permanentUrl(url, response);
   if (response.status === 304) return { response, permanentUrl: permanent };
+  if (response.status === 429 || response.status === 503) {
+    const wait = retryAfterSeconds(response.headers['retry-after'], new Date());
+    const why = response.status === 429 ? 'too many requests' : 'unavailable';
+    const message = `the feed's server answered HTTP ${response.status} (${why})${wait === undefined ? '' : ` and asked to wait ${wait} s`}`;
+    throw new FeedReadError(message, 'status', undefined, wait);
+  }
   if (response.status < 200 || response.status > 299) {
     throw new FeedReadError(`the feed's server answered HTTP ${response.status}`, 'status');
   }
@@ -56,7 +72,7 @@ export async function fetchFeed(fetch: FeedFetch, url: string, conditional: { et
   } catch (error) {
     if (error instanceof FeedParseError) {
       const what = error.code === 'not_a_feed' ? 'is not a feed' : 'is a malformed feed';
-      throw new FeedReadError(`the URL ${what}: ${error.message}`, 'parse', response);
+      throw new FeedReadError(`the URL ${what}: ${error.message}`, 'parse', error.code === 'not_a_feed' ? response : undefined);
     }
     throw error;
   }
@@ -103,12 +119,6 @@ function entryArticle(feed: RssFeedRow, entry: NormalizedEntry, now: string): En
   };
 }
 
-/** The hash of what the feed says about an entry (not of the import time), to tell an edited entry. */
-export function entryHash(entry: NormalizedEntry): string {
-  const content = [entry.title, entry.summary, entry.html, entry.cover ?? '', entry.author ?? '', entry.link ?? '', entry.publishedAt ?? ''];
-  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
-}
-
 /** Writes new and changed entries; run inside a transaction so that a failure leaves nothing half-imported. */
 export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, categoryIds: number[], entries: NormalizedEntry[]): Promise<ImportCounts> {
   const counts: ImportCounts = { imported: 0, updated: 0, skipped: 0, unchanged: 0, articles: [] };
@@ -117,17 +127,18 @@ export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, cat
   for (const entry of entries) {
     if (seen.has(entry.key)) continue;
     seen.add(entry.key);
-    if (!entry.title && !entry.html) {
-      counts.skipped += 1;
-      continue;
-    }
-    const hash = entryHash(entry);
+    // Unchanged entries are told by what the feed says, before any cleaning: they cost no sanitizing.
+    const hash = entry.sourceHash;
     const previous = known.get(entry.key);
-    const now = nowIso();
     if (previous && previous.content_hash === hash) {
       counts.unchanged += 1;
       continue;
     }
+    if (!entry.title && !entry.html) {
+      counts.skipped += 1;
+      continue;
+    }
+    const now = nowIso();
     const values = entryArticle(feed, entry, now);
     if (!previous) {
       const article: NewArticle = {
@@ -189,6 +200,59 @@ export function discoverFeedUrl(response: SafeFetchResponse): string | undefined
       if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
     } catch {
       // not a URL: look further
+    }
+  }
+  return undefined;
+}
+
+/** Where sites usually publish their feed, tried in order when an HTML page names none. */
+export const USUAL_FEED_PATHS = ['/feed', '/rss.xml', '/atom.xml', '/feed.xml', '/index.xml'] as const;
+/** All the usual paths together get as long as one fetch may take. */
+const USUAL_PATHS_DEADLINE_MS = 20_000;
+
+/**
+ * The feed at `url`, or the one the HTML page at `url` leads to: the feed its <link rel="alternate"> names, else
+ * the first of the usual paths on the same origin that serves a feed. Throws FeedReadError with the reason
+ * (`discovered` set when the failure concerns a feed the page led to).
+ */
+export async function locateFeed(fetch: FeedFetch, url: string): Promise<FetchedFeed> {
+  try {
+    return await fetchFeed(fetch, url);
+  } catch (error) {
+    if (!(error instanceof FeedReadError) || !error.response) throw error;
+    const named = discoverFeedUrl(error.response);
+    if (named && named !== url) {
+      try {
+        return await fetchFeed(fetch, named);
+      } catch (inner) {
+        if (inner instanceof FeedReadError) throw new FeedReadError(`the page names the feed ${named}, but ${inner.message}`, inner.kind, undefined, inner.retryAfterSeconds);
+        throw inner;
+      }
+    }
+    if (!named && isHtmlPage(error.response)) {
+      const found = await tryUsualPaths(fetch, error.response.url, url);
+      if (found) return found;
+    }
+    throw error;
+  }
+}
+
+function isHtmlPage(response: SafeFetchResponse): boolean {
+  return /html/i.test(response.headers['content-type'] ?? '') || looksLikeHtml(response.body.subarray(0, 4096).toString('latin1'));
+}
+
+async function tryUsualPaths(fetch: FeedFetch, pageUrl: string, requestedUrl: string): Promise<FetchedFeed | undefined> {
+  const signal = AbortSignal.timeout(USUAL_PATHS_DEADLINE_MS);
+  const tried = new Set([pageUrl, requestedUrl]);
+  for (const path of USUAL_FEED_PATHS) {
+    const candidate = new URL(path, pageUrl).href;
+    if (tried.has(candidate)) continue;
+    tried.add(candidate);
+    try {
+      return await fetchFeed(fetch, candidate, { signal });
+    } catch (error) {
+      if (!(error instanceof FeedReadError)) throw error;
+      if (signal.aborted) return undefined;
     }
   }
   return undefined;

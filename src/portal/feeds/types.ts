@@ -3,25 +3,28 @@ export type FeedFormat = 'rss' | 'atom' | 'rdf' | 'json';
 /** How an entry's dedupe key was made: its guid/id, its link, or a SHA-256 of its title and content. */
 export type EntryKeyKind = 'guid' | 'link' | 'hash';
 
+/** One entry of a feed. The text fields are cleaned when first read (see FeedEntry). */
 export interface NormalizedEntry {
   /** One article per (feed, key). */
   key: string;
   keyKind: EntryKeyKind;
-  guid?: string;
+  readonly guid?: string;
   /** Absolute http(s) link to the original. */
-  link?: string;
+  readonly link?: string;
   /** Plain text, at most 500 characters. */
-  title: string;
+  readonly title: string;
   /** Plain text, at most 10,000 characters. */
-  summary: string;
+  readonly summary: string;
   /** Sanitized HTML with absolute URLs. */
-  html: string;
+  readonly html: string;
   /** Absolute http(s) image URL. */
-  cover?: string;
-  author?: string;
+  readonly cover?: string;
+  readonly author?: string;
   /** ISO 8601 UTC. */
-  publishedAt?: string;
-  updatedAt?: string;
+  readonly publishedAt?: string;
+  readonly updatedAt?: string;
+  /** SHA-256 of what the feed says about the entry, before cleaning: equal hashes, unchanged entry. */
+  readonly sourceHash: string;
 }
 
 export interface NormalizedFeed {

@@ -86,10 +86,10 @@ describe('feed corpora', () => {
       }
     }
     assert.ok(total > 1100, `${total} checks`);
-    // Measured 1064 of 1162 (91.6%). The misses: Atom 0.3 base64 content, "name (email)" authors, naked markup in
-    // text constructs, RSS items with only <xhtml:body>, feedparser's sanitizer output (it keeps styles and <div>
-    // wrappers, we do not) and titles compared as HTML where Masthead keeps plain text.
-    assert.ok(passed / total >= 0.9, `${passed}/${total}:\n${failures.join('\n')}`);
+    // Measured 1107 of 1162 (95.3%). The misses: "name (email)" authors, naked markup in text constructs,
+    // feedparser's sanitizer output (it keeps styles and <div> wrappers, we do not), base64 content compared as HTML
+    // where Masthead keeps opaque data as text, and titles compared as HTML where Masthead keeps plain text.
+    assert.ok(passed / total >= 0.95, `${passed}/${total}:\n${failures.join('\n')}`);
   });
 
   const SAMPLE: Record<string, string[]> = {

@@ -95,7 +95,8 @@ function expectedValue(field: Expectation['field'], value: string): string {
 /** The value Masthead produced for an expectation, and whether it matches. */
 export function check(feed: NormalizedFeed, expectation: Expectation): { actual: string | undefined; ok: boolean } {
   const { scope, field, expected } = expectation;
-  const source: Record<string, unknown> | undefined = scope === 'feed' ? { ...feed } : feed.entries[0] ? { ...feed.entries[0] } : undefined;
+  // Entries clean their fields when read (getters): read them, do not spread them.
+  const source: Record<string, unknown> | undefined = scope === 'feed' ? { ...feed } : (feed.entries[0] as unknown as Record<string, unknown> | undefined);
   const actual = source?.[field] as string | undefined;
     if (field === 'base') {
     const html = feed.entries[0]?.html ?? '';

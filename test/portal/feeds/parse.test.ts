@@ -196,6 +196,51 @@ describe('parseFeed: formats and fields', () => {
   });
 });
 
+describe('parseFeed: the gaps feedparser fills', () => {
+  it('decodes Atom 0.3 mode="base64" content and keeps what its type says (and sanitizes it)', () => {
+    const encode = (text: string) => Buffer.from(text).toString('base64').replace(/(.{20})/g, '$1\n');
+    const xml = `<feed version="0.3" xmlns="http://purl.org/atom/ns#"><title mode="base64">${encode('Base64 & co')}</title>
+<entry><id>one</id><title>One</title><content type="text/html" mode="base64">${encode('<p>Hello <b>there</b><script>alert(1)</script></p>')}</content></entry>
+<entry><id>two</id><title>Two</title><summary mode="base64">${encode('a <b> is text here')}</summary></entry></feed>`;
+    const feed = parse(xml);
+    assert.equal(feed.title, 'Base64 & co');
+    assert.equal(feed.entries[0]!.html, '<p>Hello <b>there</b></p>');
+    assert.equal(feed.entries[1]!.summary, 'a <b> is text here');
+    assert.equal(feed.entries[1]!.html, 'a &lt;b&gt; is text here');
+  });
+
+  it('decodes Atom 1.0 content of a non-text, non-XML type as base64 text', () => {
+    const xml = `<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><entry><id>1</id><title>x</title>
+<content type="application/octet-stream">${Buffer.from('Example <b>Atom</b>').toString('base64')}</content></entry></feed>`;
+    assert.equal(parse(xml).entries[0]!.html, 'Example &lt;b&gt;Atom&lt;/b&gt;');
+  });
+
+  it('reads an RSS item\'s xhtml:body as its content, but not a <body> inside CDATA', () => {
+    const xml = rss(`<item><guid>a</guid><title>A</title><xhtml:body xmlns:xhtml="http://www.w3.org/1999/xhtml"><xhtml:p>From <xhtml:b>xhtml</xhtml:b>; <xhtml:iframe src="https://evil.example/"/> kept</xhtml:p></xhtml:body></item>
+<item><guid>b</guid><title>B</title><body xmlns="http://www.w3.org/1999/xhtml"><p onclick="x()">Plain body</p></body></item>
+<item><guid>c</guid><title>C</title><description><![CDATA[<html><body><p>In CDATA</p></body></html>]]></description></item>`);
+    const [a, b, c] = parse(xml).entries;
+    assert.equal(a!.html, '<p>From <b>xhtml</b>;  kept</p>');
+    assert.equal(b!.html, '<p>Plain body</p>');
+    assert.equal(c!.html, '<p>In CDATA</p>');
+  });
+
+  it('gives entries without an author the feed\'s author (RSS managingEditor, dc:creator; RDF; Atom)', () => {
+    const withEditor = parse(rss('<item><guid>1</guid><title>No author</title></item><item><guid>2</guid><title>Own</title><author>own@example.com (Own Author)</author></item>',
+      '<title>N</title><managingEditor>editor@example.com (The Editor)</managingEditor>'));
+    assert.equal(withEditor.entries[0]!.author, 'The Editor');
+    assert.equal(withEditor.entries[1]!.author, 'Own Author');
+    const withCreator = parse(rss('<item><guid>1</guid><title>x</title></item>', '<title>N</title><dc:creator xmlns:dc="http://purl.org/dc/elements/1.1/">Channel Creator</dc:creator>'));
+    assert.equal(withCreator.entries[0]!.author, 'Channel Creator');
+    const rdf = parse(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel rdf:about="https://news.example.com/"><title>R</title><link>https://news.example.com/</link><dc:creator>RDF Creator</dc:creator></channel>
+<item rdf:about="https://news.example.com/1"><title>One</title><link>https://news.example.com/1</link></item></rdf:RDF>`);
+    assert.equal(rdf.entries[0]!.author, 'RDF Creator');
+    const atom = parse(`<feed xmlns="http://www.w3.org/2005/Atom"><title>A</title><author><name>Feed Author</name></author><entry><id>1</id><title>x</title></entry></feed>`);
+    assert.equal(atom.entries[0]!.author, 'Feed Author');
+  });
+});
+
 describe('parseFeed: encodings', () => {
   const russian = 'Привет, мир';
 

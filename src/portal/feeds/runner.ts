@@ -1,0 +1,105 @@
+// One synchronization of a feed whose run is leased (job_status 'running', job_id set by the claim): fetch, import
+// in one transaction, and the bookkeeping of the schedule (next sync, failures in a row, Retry-After, deactivation).
+// Used by the manual synchronize and by the scheduler alike.
+
+import type { Kysely } from 'kysely';
+import type { Database, RssFeedRow } from '../../db/types.js';
+import { nowIso } from '../../time.js';
+import { feedCategoryIds } from './queries.js';
+import {
+  contentIntervalMinutes,
+  DEACTIVATE_AFTER_FAILURES,
+  freshnessMinutes,
+  nextSyncAfterFailure,
+  nextSyncAfterSuccess,
+  type ScheduleSettings,
+} from './schedule.js';
+import type { SyncResultView } from './schemas.js';
+import { type FeedFetch, FeedReadError, fetchFeed, importEntries } from './sync.js';
+
+/** The run's lease was taken over (it outlived the stale limit): its writes are rolled back. */
+class LeaseLost extends Error {}
+
+export function emptyResult(jobId: string, status: SyncResultView['job_status']): SyncResultView {
+  return { job_id: jobId, job_status: status, imported: 0, updated: 0, skipped: 0, unchanged: 0, failed: 0, not_modified: false, articles: [], errors: [] };
+}
+
+export class FeedRunner {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly fetch: FeedFetch,
+    readonly settings: ScheduleSettings,
+  ) {}
+
+  /**
+   * Runs the leased synchronization of `feed` to its end and records the outcome on the feed. A feed that cannot be
+   * read is a `failed` result, not an exception. `clock` is the scheduler's time (tests run the schedule ahead):
+   * the next sync is reckoned from it or from the real time, whichever is later.
+   */
+  async run(feed: RssFeedRow, clock: Date = new Date()): Promise<SyncResultView> {
+    const jobId = feed.job_id!;
+    const result = emptyResult(jobId, 'completed');
+    const now = new Date(Math.max(clock.getTime(), Date.now()));
+    try {
+      const fetched = await fetchFeed(this.fetch, feed.url, { etag: feed.etag, lastModified: feed.last_modified });
+      const categoryIds = (await feedCategoryIds(this.db, [feed.id])).get(feed.id) ?? [];
+      const headers = fetched.response.headers;
+      const contentMinutes = fetched.feed
+        ? contentIntervalMinutes(fetched.feed.entries, fetched.feed.ttlMinutes, now, this.settings)
+        : (feed.sync_interval_minutes ?? this.settings.intervalMinutes);
+      const nextSync = nextSyncAfterSuccess(now, contentMinutes, freshnessMinutes(headers, now));
+      await this.db.transaction().execute(async (trx) => {
+        const finished = await trx
+          .updateTable('rss_feeds')
+          .set({
+            url: fetched.permanentUrl,
+            etag: fetched.feed ? (headers.etag ?? null) : feed.etag,
+            last_modified: fetched.feed ? (headers['last-modified'] ?? null) : feed.last_modified,
+            imported_at: nowIso(),
+            job_status: 'completed',
+            last_error: null,
+            consecutive_failures: 0,
+            sync_interval_minutes: contentMinutes,
+            next_sync_at: nextSync.toISOString(),
+            retry_not_before: null,
+          })
+          .where('id', '=', feed.id)
+          .where('job_id', '=', jobId)
+          .where('job_status', '=', 'running')
+          .executeTakeFirst();
+        if (Number(finished.numUpdatedRows) === 0) throw new LeaseLost();
+        if (fetched.feed) Object.assign(result, await importEntries(trx, feed, categoryIds, fetched.feed.entries));
+        else result.not_modified = true;
+      });
+    } catch (error) {
+      Object.assign(result, emptyResult(jobId, 'failed'), { failed: 1 });
+      if (error instanceof LeaseLost) {
+        result.errors = ['the run took too long and was taken over by another; nothing was imported by this one'];
+        return result;
+      }
+      const message = error instanceof FeedReadError ? error.message : `the import failed: ${error instanceof Error ? error.message : String(error)}`;
+      result.errors = [message];
+      await this.recordFailure(feed, jobId, message, now, error instanceof FeedReadError ? error.retryAfterSeconds : undefined);
+    }
+    return result;
+  }
+
+  private async recordFailure(feed: RssFeedRow, jobId: string, message: string, now: Date, retryAfter: number | undefined): Promise<void> {
+    const failures = feed.consecutive_failures + 1;
+    const retryNotBefore = retryAfter === undefined ? undefined : new Date(now.getTime() + retryAfter * 1000);
+    const deactivate = feed.active === 1 && failures >= DEACTIVATE_AFTER_FAILURES;
+    await this.db
+      .updateTable('rss_feeds')
+      .set({
+        job_status: 'failed',
+        last_error: deactivate ? `${message} (deactivated after ${failures} failed synchronizations in a row)` : message,
+        consecutive_failures: failures,
+        next_sync_at: nextSyncAfterFailure(now, failures, this.settings, retryNotBefore).toISOString(),
+        retry_not_before: retryNotBefore?.toISOString() ?? null,
+        ...(deactivate ? { active: 0 } : {}),
+      })
+      .where('id', '=', feed.id)
+      .where('job_id', '=', jobId)
+      .execute();
+  }
+}
