@@ -2,7 +2,8 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError, type ErrorCode, type FieldProblem } from '../errors.js';
 
-const STATUS_OF: Record<ErrorCode, number> = {
+/** The HTTP status of each error code (the dashboard's error pages use it too). */
+export const STATUS_OF: Record<ErrorCode, number> = {
   validation_failed: 400,
   unauthorized: 401,
   forbidden: 403,

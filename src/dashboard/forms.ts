@@ -1,0 +1,127 @@
+import type { TSchema } from '@sinclair/typebox';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { FormErrors } from './layout.js';
+
+/** A form body as @fastify/formbody parses it: a repeated field arrives as an array. */
+export type FormBody = Record<string, string | string[] | undefined>;
+
+/**
+ * Every dashboard form fits in this: the largest field is a template body (20 KB of UTF-8, up to three times that
+ * once percent-encoded), then an article-sized feed description.
+ */
+export const FORM_BODY_LIMIT = 128 * 1024;
+
+export function formBody(request: FastifyRequest): FormBody {
+  const body = request.body;
+  return body !== null && typeof body === 'object' ? (body as FormBody) : {};
+}
+
+/** One field's text (the first, when repeated); missing is empty. */
+export function text(body: FormBody, name: string): string {
+  const value = body[name];
+  if (Array.isArray(value)) return value[0] ?? '';
+  return value ?? '';
+}
+
+/** A checkbox: present means ticked. */
+export function checked(body: FormBody, name: string): boolean {
+  return body[name] !== undefined;
+}
+
+export function allValues(body: FormBody, name: string): string[] {
+  const value = body[name];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** Positive whole numbers among the values (ids from checkboxes); anything else is dropped. */
+export function ids(values: string[]): number[] {
+  return [...new Set(values.filter((value) => /^[1-9]\d{0,9}$/.test(value)).map(Number))].filter((id) => id <= 2_147_483_647);
+}
+
+/** A page number from a query string: 1 unless it is a sensible whole number. */
+export function pageNumber(value: unknown): number {
+  return typeof value === 'string' && /^[1-9]\d{0,5}$/.test(value) ? Number(value) : 1;
+}
+
+function sentence(message: string): string {
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}
+
+/**
+ * The field problems a service reported, keyed by form field (the first segment of each path), for showing next
+ * to the fields; undefined when the error is not about the input (it goes to the error page instead). A conflict
+ * or a refused sign-in has no path: it is put on `conflictField`.
+ */
+export function problemsOf(error: unknown, conflictField = 'form'): FormErrors | undefined {
+  if (!(error instanceof AppError)) return undefined;
+  if (error.code === 'validation_failed') {
+    const errors: FormErrors = {};
+    for (const problem of error.details.length > 0 ? error.details : [{ path: '/form', message: error.message }]) {
+      const name = problem.path.split('/')[1] || 'form';
+      errors[name] ??= sentence(problem.message);
+    }
+    return errors;
+  }
+  if (error.code === 'conflict') return { [conflictField]: sentence(error.message) };
+  return undefined;
+}
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/**
+ * Fields holding control characters (in `multiline` fields, other than tabs and line breaks): no name, address or
+ * text needs them, and PostgreSQL cannot store a NUL, so they are refused at the field rather than failing later.
+ */
+export function controlCharacterProblems(values: Record<string, string>, multiline: readonly string[] = []): FormErrors {
+  const errors: FormErrors = {};
+  for (const [name, value] of Object.entries(values)) {
+    const pattern = multiline.includes(name) ? CONTROL_CHARACTERS_BUT_LINES : CONTROL_CHARACTERS;
+    if (pattern.test(value)) errors[name] = 'Must not contain control characters';
+  }
+  return errors;
+}
+
+// The API's own body schemas check dashboard forms too, so that both take exactly the same input.
+const ajv = addFormats.default(new Ajv.default({ allErrors: true, strict: false, coerceTypes: false }));
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+function describe(problem: ErrorObject): string {
+  const params = problem.params as Record<string, unknown>;
+  switch (problem.keyword) {
+    case 'required':
+      return 'Is required';
+    case 'minLength':
+      return params.limit === 1 ? 'Is required' : `Must be at least ${String(params.limit)} characters`;
+    case 'maxLength':
+      return `Must be at most ${String(params.limit)} characters`;
+    case 'pattern':
+      return params.pattern === '\\S' ? 'Is required' : 'Is not in the expected form';
+    case 'maxItems':
+      return `Must name at most ${String(params.limit)}`;
+    default:
+      return sentence(problem.message ?? 'is invalid');
+  }
+}
+
+/** The problems of `value` against an API body schema, keyed by form field; empty when it is valid. */
+export function schemaProblems(schema: TSchema, value: unknown): FormErrors {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  if (validate(value)) return {};
+  const errors: FormErrors = {};
+  for (const problem of validate.errors ?? []) {
+    let path = problem.instancePath;
+    if (problem.keyword === 'required') path += `/${String((problem.params as { missingProperty: string }).missingProperty)}`;
+    const name = path.split('/')[1] || 'form';
+    errors[name] ??= describe(problem);
+  }
+  return errors;
+}
