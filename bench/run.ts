@@ -9,7 +9,8 @@
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (10), BENCH_WARMUP seconds (2), BENCH_CONNECTIONS (10),
 // BENCH_ONLY=get,deep,... to run some scenarios (the bare route always runs; `feeds` names the feed rows of
-// bench/feeds.ts, which run after the articles table; BENCH_ONLY=feeds runs them alone, without seeding),
+// bench/feeds.ts and `leads` the lead API rows of bench/leads.ts, which run after the articles table;
+// BENCH_ONLY=feeds or BENCH_ONLY=leads runs them alone, without seeding),
 // BENCH_NODE_ARGS extra node flags for the servers (e.g. "--cpu-prof --cpu-prof-dir=.bench/prof").
 
 import { cpus } from 'node:os';
@@ -17,6 +18,7 @@ import { relative } from 'node:path';
 import { ROOT, type Server, killAll, startServer, stopServer } from './children.js';
 import { othersShare, sampleCpu } from './cpu.js';
 import { runFeedBench } from './feeds.js';
+import { runLeadBench } from './leads.js';
 import { type LoadOptions, type LoadRequest, type Measurement, measure } from './load.js';
 import { fixed, table, thousands } from './report.js';
 import { ARTICLES, FILTER_WORD, type Seed, prepareSeed, trimToSeed } from './seed.js';
@@ -32,8 +34,9 @@ const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 10);
 const ARTICLE_IDS = 2_000;
 const CREATE_BODIES = 100;
 const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter((key) => key !== '');
-const RUN_ARTICLES = !ONLY || ONLY.some((key) => key !== 'feeds');
+const RUN_ARTICLES = !ONLY || ONLY.some((key) => key !== 'feeds' && key !== 'leads');
 const RUN_FEEDS = !ONLY || ONLY.includes('feeds');
+const RUN_LEADS = !ONLY || ONLY.includes('leads');
 
 interface Scenario {
   key: string;
@@ -310,6 +313,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 try {
   process.exitCode = RUN_ARTICLES ? await main() : 0;
   if (RUN_FEEDS) await runFeedBench();
+  if (RUN_LEADS) await runLeadBench();
 } catch (error) {
   console.error(`\nbench: ${error instanceof Error ? error.message : String(error)}`);
   killAll();

@@ -91,6 +91,7 @@ export const JobDetail = Type.Composite([
   Job,
   Type.Object({
     template_id: Nullable(Type.String()),
+    send_to: Nullable(Type.String({ description: 'where the generated email was delivered (the dashboard’s demo flow), if anywhere' })),
     email_subject: Nullable(Type.String()),
     email_body: Nullable(Type.String()),
     company: Nullable(Company),

@@ -263,6 +263,7 @@ export class LeadService {
     return {
       ...presentJob(job),
       template_id: job.template_id,
+      send_to: job.send_to,
       email_subject: job.email_subject,
       email_body: job.email_body,
       company,

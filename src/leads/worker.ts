@@ -29,6 +29,7 @@ export class LeadWorker {
   private timer: NodeJS.Timeout | undefined;
   private readonly running = new Set<Promise<void>>();
   private claiming: Promise<void> | undefined;
+  private lookAgain = false;
   private stopped = true;
 
   constructor(private readonly deps: LeadWorkerDeps) {}
@@ -52,8 +53,18 @@ export class LeadWorker {
 
   /** Claims what this instance has room for and starts it; resolves once the claimed jobs are started. */
   async tick(): Promise<void> {
-    if (this.claiming) return this.claiming;
-    this.claiming = this.claim().finally(() => (this.claiming = undefined));
+    if (this.claiming) {
+      // The claim under way may have looked already: look once more when it is done.
+      this.lookAgain = true;
+      return this.claiming;
+    }
+    this.claiming = this.claim().finally(() => {
+      this.claiming = undefined;
+      if (this.lookAgain) {
+        this.lookAgain = false;
+        this.wake();
+      }
+    });
     return this.claiming;
   }
 

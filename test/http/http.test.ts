@@ -87,6 +87,17 @@ describe('the one error shape for the framework\'s own failures', () => {
     }
   });
 
+  it('a NUL character in any string of the body is 400 naming where (PostgreSQL text cannot hold one)', async () => {
+    const problem = expectError(await api.post(categories, '{"name": "Sp\\u0000ort"}'), 400, 'validation_failed');
+    assert.equal(problem.details[0]?.path, '/name');
+    const nested = expectError(await api.post(categories, '{"a": [{"b\\u0000": 1}]}'), 400, 'validation_failed');
+    assert.equal(nested.details[0]?.path, '/a/0/b\u0000');
+    // An escaped backslash followed by "u0000" is six ordinary characters, not a NUL.
+    const plain = await api.post(categories, '{"name": "C:\\\\u0000"}');
+    assert.equal(plain.status, 201, plain.raw);
+    assert.equal(plain.body.name, 'C:\\u0000');
+  });
+
   it('a body field of the wrong type is 400 with its path in details', async () => {
     const problem = expectError(await api.post(categories, { name: ['Sport'] }), 400, 'validation_failed');
     assert.equal(problem.details[0]?.path, '/name');

@@ -126,6 +126,9 @@ for (const dialect of DIALECTS) {
       const empty = expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { firstName: '   ' })), 400, 'validation_failed');
       assert.equal(empty.details[0]!.path, '/firstName');
       expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { lastName: 'x'.repeat(101) })), 400, 'validation_failed');
+      const nul = expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { firstName: 'A\u0000da' })), 400, 'validation_failed');
+      assert.equal(nul.details[0]!.path, '/firstName');
+      expectError(await api.post(`${LEADS}/process-lead`, lead('a\u0000@zeppelin-works.com')), 400, 'validation_failed');
       expectError(await api.post(`${LEADS}/process-lead`, lead(`${'a'.repeat(320)}@x.com`)), 400, 'validation_failed');
       expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { templateId: 'not-a-uuid' })), 400, 'validation_failed');
       expectError(await api.post(`${LEADS}/process-lead`, '{"firstName": '), 400, 'validation_failed');

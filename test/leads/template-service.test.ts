@@ -56,6 +56,8 @@ for (const dialect of DIALECTS) {
       await rejects(templates.create(accountId, { name: 'Subject', subject: '{{nope}}', body: 'ok' }), 'validation_failed');
       await rejects(templates.create(accountId, { name: 'Huge', body: 'x'.repeat(20 * 1024 + 1) }), 'validation_failed');
       await rejects(templates.create(accountId, { name: '', body: 'ok' }), 'validation_failed');
+      const nul = await rejects(templates.create(accountId, { name: 'Nul', body: 'Hello\u0000there' }), 'validation_failed');
+      assert.equal(nul.details[0]!.path, '/body');
       const existing = await templates.create(accountId, { name: 'Kept', body: 'Fine {{firstName}}' });
       await rejects(templates.update(accountId, existing.id, { body: '{{unknown}}' }), 'validation_failed');
       assert.equal((await templates.get(accountId, existing.id)).body, 'Fine {{firstName}}');

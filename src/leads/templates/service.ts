@@ -103,6 +103,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The template's texts, normalized, or a 400 naming each problem (with its line and column). */
 export function checkedTemplate(input: { name: string; subject: string; body: string }) {
   const text = { name: input.name.trim(), subject: input.subject.trim(), body: input.body.replace(/\r\n?/g, '\n') };
+  const withNul = (['name', 'subject', 'body'] as const).filter((field) => text[field].includes('\0'));
+  if (withNul.length > 0) throw validationError(withNul.map((field) => ({ path: `/${field}`, message: 'must not contain the NUL character' })));
   const problems = validateTemplate(text);
   if (problems.length > 0) {
     throw validationError(problems.map((problem) => ({ path: `/${problem.field}`, message: problem.message })));
