@@ -10,19 +10,19 @@ import { ErrorBody, registerErrorHandling } from './http/errors.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerValidation } from './http/validation.js';
+import { buildLeadApi } from './leads/compose.js';
+import { leadRoutes } from './leads/routes.js';
+import { createSafeFetcher } from './net/safe-fetch.js';
 import { ArticleService } from './portal/articles/service.js';
 import { AuditService } from './portal/audit/service.js';
 import { CategoryService } from './portal/categories/service.js';
 import { ClientService } from './portal/clients/service.js';
-import { createSafeFetcher } from './net/safe-fetch.js';
 import { buildFeeds } from './portal/feeds/compose.js';
 import type { FeedScheduler } from './portal/feeds/scheduler.js';
 import { IssueService } from './portal/issues/service.js';
 import { PublicationService } from './portal/publications/service.js';
 import { type PortalServices, portalRoutes, portalSchemas } from './portal/routes.js';
 import { sessionRoutes } from './portal/sessions/routes.js';
-import { buildLeadApi } from './leads/compose.js';
-import { leadRoutes } from './leads/routes.js';
 
 export interface AppDeps {
   config: Config;

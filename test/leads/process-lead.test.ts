@@ -215,6 +215,46 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('leads in flight', () => {
+      it('processes an account’s leads concurrently, at most its plan’s number at once; the others wait their turn', async () => {
+        const limited = await startApp(dialect, siteEnv(site, { PLAN_FREE_CONCURRENCY: '2', PLAN_FREE_RPM: '1000' }));
+        try {
+          let inFlight = 0;
+          let most = 0;
+          const waiting: (() => void)[] = [];
+          for (let index = 0; index < 5; index += 1) {
+            site.routes.set(`/inflight-${index}.example.com/`, async (_request, response) => {
+              inFlight += 1;
+              most = Math.max(most, inFlight);
+              await new Promise<void>((resolve) => waiting.push(resolve));
+              inFlight -= 1;
+              response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Inflight ${index}</title>`);
+            });
+          }
+          const own = client(limited.app, (await createOwner(limited.storage)).apiKey);
+          const other = client(limited.app, (await createOwner(limited.storage)).apiKey);
+          const leads = Array.from({ length: 5 }, (_, index) => own.post(`${LEADS}/process-lead`, lead(`a@inflight-${index}.example.com`)));
+          while (waiting.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+          // Another account is not held up by the first one's queue.
+          assert.equal((await other.post(`${LEADS}/process-lead`, lead('b@zeppelin-works.com'))).status, 200);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          assert.equal(waiting.length, 2, 'two of the five leads are researched at once');
+          // Let the site answer one request at a time until every lead is done.
+          let finished = false;
+          const all = Promise.all(leads).finally(() => (finished = true));
+          while (!finished) {
+            waiting.shift()?.();
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+          const responses = await all;
+          for (const response of responses) assert.equal(response.status, 200, response.raw);
+          assert.equal(most, 2);
+        } finally {
+          await limited.close();
+        }
+      });
+    });
+
     describe('quota', () => {
       it('counts leads that pass the business-email check; over the monthly quota is 429 quota_exceeded', async () => {
         const quotaApp = await startApp(dialect, siteEnv(site, { PLAN_FREE_MONTHLY_LEADS: '2', PLAN_FREE_RPM: '1000' }));
