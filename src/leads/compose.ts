@@ -77,7 +77,9 @@ export function buildLeadApi({ config, storage, log }: { config: Config; storage
     async close() {
       clearInterval(sweeper);
       await worker?.stop();
-      await Promise.all([fetcher.close(), writer.close(), redis?.quit().catch(() => undefined)]);
+      // disconnect, not quit: quit would wait for a Redis that may be down.
+      redis?.disconnect();
+      await Promise.all([fetcher.close(), writer.close()]);
       mailer?.close();
     },
   };

@@ -53,6 +53,18 @@ describe('plan rate limits on the lead API', () => {
     assert.equal(freeAnswer.headers['ratelimit-limit'], '3');
   });
 
+  it('lets requests pass when Redis is unreachable, and still stops promptly', async () => {
+    const down = await startApp('sqlite', siteEnv(site, { REDIS_URL: 'redis://127.0.0.1:1', PLAN_FREE_RPM: '1' }));
+    try {
+      const api = client(down.app, (await createOwner(down.storage)).apiKey);
+      for (let index = 0; index < 3; index += 1) assert.equal((await api.get(`${LEADS}/jobs`)).status, 200);
+    } finally {
+      const started = Date.now();
+      await down.close();
+      assert.ok(Date.now() - started < 2_000, 'closing does not wait for Redis');
+    }
+  });
+
   it('checks the key before the limit: unknown keys are 401, never 429', async () => {
     const stranger = client(test.app, 'mh_live_nobody');
     for (let index = 0; index < 5; index += 1) expectError(await stranger.get(`${LEADS}/jobs`), 401, 'unauthorized');
