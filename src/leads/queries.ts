@@ -5,6 +5,33 @@ import type { CompanyProfileTable, Database, LeadJobStatus, LeadJobTable } from 
 /** A job as the service handles it (seq, the storage's order, stays in SQL). */
 export type LeadJobRow = Omit<Selectable<LeadJobTable>, 'seq'>;
 
+type JobIdentity = Pick<LeadJobRow, 'id' | 'account_id' | 'user_id' | 'template_id' | 'first_name' | 'last_name' | 'email' | 'domain' | 'created_at'>;
+
+/** A new job, pending, with nothing done yet; `changes` sets the rest. */
+export function newJob(identity: JobIdentity, changes: Partial<LeadJobRow> = {}): LeadJobRow {
+  return {
+    ...identity,
+    status: 'pending',
+    run_async: 0,
+    send_to: null,
+    error_message: null,
+    rejection_reason: null,
+    email_subject: null,
+    email_body: null,
+    company: null,
+    research_note: null,
+    generator: null,
+    lease_until: null,
+    attempts: 0,
+    updated_at: identity.created_at,
+    scraping_at: null,
+    generating_at: null,
+    sending_at: null,
+    completed_at: null,
+    ...changes,
+  };
+}
+
 export async function insertJob(db: Kysely<Database>, job: LeadJobRow): Promise<void> {
   await db.insertInto('lead_jobs').values(job).execute();
 }

@@ -15,7 +15,7 @@ import type { CompanyProfile } from './research/index.js';
 import { LlmError } from './generation/llm.js';
 import { IdempotencyStore, type StoredResponse } from './idempotency.js';
 import { MailError, type Mailer } from './mailer.js';
-import { countLead, findJob, insertJob, type LeadJobRow, monthlyUsage, pageOfJobs, statusesOf, updateJob } from './queries.js';
+import { countLead, findJob, insertJob, type LeadJobRow, monthlyUsage, newJob, pageOfJobs, statusesOf, updateJob } from './queries.js';
 import { checkedTemplate, type TemplateService } from './templates/service.js';
 
 export interface LeadInput {
@@ -110,34 +110,20 @@ export class LeadService {
     const template = await this.deps.templates.forLead(principal.accountId, lead.templateId);
     const check = await this.deps.checkEmail(lead.email);
     const now = nowIso();
-    const job: LeadJobRow = {
-      id: randomUUID(),
-      account_id: principal.accountId,
-      user_id: principal.userId,
-      template_id: template?.id ?? null,
-      first_name: lead.firstName,
-      last_name: lead.lastName,
-      email: check.email,
-      domain: check.domain || domainPart(check.email),
-      status: 'pending',
-      run_async: options.respondAsync ? 1 : 0,
-      send_to: options.sendTo ?? null,
-      error_message: null,
-      rejection_reason: null,
-      email_subject: null,
-      email_body: null,
-      company: null,
-      research_note: null,
-      generator: null,
-      lease_until: null,
-      attempts: 0,
-      created_at: now,
-      updated_at: now,
-      scraping_at: null,
-      generating_at: null,
-      sending_at: null,
-      completed_at: null,
-    };
+    const job = newJob(
+      {
+        id: randomUUID(),
+        account_id: principal.accountId,
+        user_id: principal.userId,
+        template_id: template?.id ?? null,
+        first_name: lead.firstName,
+        last_name: lead.lastName,
+        email: check.email,
+        domain: check.domain || domainPart(check.email),
+        created_at: now,
+      },
+      { run_async: options.respondAsync ? 1 : 0, send_to: options.sendTo ?? null },
+    );
     if (!check.ok) {
       const message = check.message ?? 'The address is not a business email';
       await insertJob(this.deps.db, { ...job, status: 'rejected', rejection_reason: check.reason ?? null, error_message: message, completed_at: now });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { Storage } from '../../src/db/connection.js';
-import { insertJob, type LeadJobRow } from '../../src/leads/queries.js';
+import { insertJob, type LeadJobRow, newJob } from '../../src/leads/queries.js';
 import { client, createOwner, DIALECTS, type Owner } from '../helpers/app.js';
 import { chatAnswer, companyHome, LEADS, lead, serveCompany, siteEnv, startInstances, waitForJob } from '../helpers/leads.js';
 import { startLocalServer } from '../helpers/local-server.js';
@@ -11,35 +11,8 @@ import { startLocalServer } from '../helpers/local-server.js';
 async function insertStuckJob(storage: Storage, owner: Owner, email: string, state: Partial<LeadJobRow>): Promise<string> {
   const now = new Date().toISOString();
   const id = randomUUID();
-  await insertJob(storage.db, {
-    id,
-    account_id: owner.accountId,
-    user_id: owner.userId,
-    template_id: null,
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    email,
-    domain: email.split('@')[1]!,
-    status: 'pending',
-    run_async: 1,
-    send_to: null,
-    error_message: null,
-    rejection_reason: null,
-    email_subject: null,
-    email_body: null,
-    company: null,
-    research_note: null,
-    generator: null,
-    lease_until: null,
-    attempts: 0,
-    created_at: now,
-    updated_at: now,
-    scraping_at: now,
-    generating_at: null,
-    sending_at: null,
-    completed_at: null,
-    ...state,
-  });
+  const identity = { id, account_id: owner.accountId, user_id: owner.userId, template_id: null, first_name: 'Ada', last_name: 'Lovelace', email, domain: email.split('@')[1]!, created_at: now };
+  await insertJob(storage.db, newJob(identity, { run_async: 1, scraping_at: now, ...state }));
   return id;
 }
 
