@@ -86,11 +86,24 @@ function transformsFor(base: URL | undefined): Record<string, sanitizeHtml.Trans
 
 const TRANSFORMS_WITHOUT_BASE = transformsFor(undefined);
 
+// Imported HTML was written for another site: its class and id attributes would reach the publisher's own CSS
+// (a `modal-backdrop` or `fixed inset-0` class can overlay the page) and scripts (ids clobber DOM globals).
+const IMPORTED_OPTIONS: sanitizeHtml.IOptions = {
+  ...OPTIONS,
+  allowedAttributes: { ...(OPTIONS.allowedAttributes as Record<string, string[]>), '*': ['lang', 'dir'] },
+};
+
+/** Cleans article HTML written through the API by the publisher's own people. */
+export function sanitizeArticleHtml(html: string): string {
+  return sanitizeHtml(html, { ...OPTIONS, transformTags: TRANSFORMS_WITHOUT_BASE });
+}
+
 /**
- * Cleans article HTML. With `baseUrl` (imported content), relative URLs (href, src, poster, srcset) are made
- * absolute first, so that they still point where their author meant; the scheme checks run on the absolute URL.
+ * Cleans HTML imported from elsewhere (a feed entry): relative URLs (href, src, poster, srcset) are first made
+ * absolute against `baseUrl`, so that they still point where their author meant, and the scheme checks run on
+ * the absolute URL; class and id attributes are dropped.
  */
-export function sanitizeArticleHtml(html: string, baseUrl?: string): string {
+export function sanitizeImportedHtml(html: string, baseUrl?: string): string {
   const base = parseBase(baseUrl);
-  return sanitizeHtml(html, { ...OPTIONS, transformTags: base ? transformsFor(base) : TRANSFORMS_WITHOUT_BASE });
+  return sanitizeHtml(html, { ...IMPORTED_OPTIONS, transformTags: base ? transformsFor(base) : TRANSFORMS_WITHOUT_BASE });
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sanitizeArticleHtml } from '../../content/sanitize.js';
+import { sanitizeImportedHtml } from '../../content/sanitize.js';
 import { parseFeedDate } from './dates.js';
 import type { RawEntry, RawText } from './formats.js';
 import { collapseWhitespace, escapeHtml, htmlToText, truncate } from './text.js';
@@ -89,7 +89,7 @@ export class FeedEntry implements NormalizedEntry {
   get html(): string {
     if (this.cleaned.html === undefined) {
       const body = this.raw.content ?? this.raw.summary;
-      this.cleaned.html = body ? sanitizeArticleHtml(asHtml(body), this.contentBase) : '';
+      this.cleaned.html = body ? sanitizeImportedHtml(asHtml(body), this.contentBase) : '';
     }
     return this.cleaned.html;
   }
