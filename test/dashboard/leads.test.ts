@@ -494,6 +494,36 @@ describe('the try-it form without SMTP, and its requests-a-minute limit', () => 
   });
 });
 
+describe('a job whose email the relay refuses', () => {
+  let t: TestApp;
+  let site: LocalServer;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  before(async () => {
+    site = await startLocalServer();
+    serveCompany(site, 'zeppelin-works.com', ZEPPELIN);
+    smtp = await startSmtpServer({ rejectRecipients: true });
+    t = await startApp(DIALECTS[0]!, siteEnv(site, { SMTP_URL: smtp.url }));
+  });
+  after(async () => {
+    await t.close();
+    await site.close();
+    await smtp.close();
+  });
+
+  it('fails, and its page shows the error beside the email that was written but not sent', async () => {
+    const visitor = pageClient(t.app);
+    await signUp(visitor);
+    await visitor.get('/leads');
+    const id = jobIdOf((await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', send_to_me: 'on' })).location);
+    const page = await waitForJobPage(visitor, id);
+    assert.deepEqual(stepsOf(page), ['pending', 'scraping', 'generating', 'sending', 'failed']);
+    assert.match(page, /<div class="alert" role="alert"><strong>The job failed\.<\/strong> The email could not be sent: [^<]*550/);
+    assert.match(page, /<strong>not sent<\/strong>: the delivery failed/);
+    assert.match(emailIn(page).body, /^Hi Ada,/);
+    assert.equal(smtp.messages.length, 0);
+  });
+});
+
 describe('the template preview with an LLM configured', () => {
   let t: TestApp;
   let llm: LocalServer;

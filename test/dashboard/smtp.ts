@@ -12,14 +12,19 @@ export interface DeliveredMessage {
 
 /**
  * A local SMTP server on 127.0.0.1 playing the mail relay: plain SMTP (no STARTTLS, no AUTH), every message kept
- * and decoded (headers, RFC 2047 subject, quoted-printable or base64 text body) for the test to read.
+ * and decoded (headers, RFC 2047 subject, quoted-printable or base64 text body) for the test to read. With
+ * `rejectRecipients`, it answers every RCPT TO with a permanent 550, as a relay refusing the address would.
  */
-export async function startSmtpServer() {
+export async function startSmtpServer(options: { rejectRecipients?: boolean } = {}) {
   const messages: DeliveredMessage[] = [];
   const server = new SMTPServer({
     disabledCommands: ['AUTH', 'STARTTLS'],
     authOptional: true,
     logger: false,
+    onRcptTo(_address, _session, callback) {
+      if (!options.rejectRecipients) return callback();
+      callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));

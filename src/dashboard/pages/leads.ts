@@ -217,10 +217,12 @@ ${liveRegion(
 <h3>Steps</h3>
 <ol class="steps">${job.transitions.map((step) => html`<li>${badge(step.status)} <time datetime="${step.at}">${timeOf(step.at)}</time></li>`)}</ol>
 </section>
-${job.status === 'completed' && job.email_subject !== null && job.email_body !== null
+${job.email_subject !== null && job.email_body !== null && !running
   ? html`<section class="card" aria-labelledby="email-title">
 <h2 id="email-title">Generated email</h2>
-<p class="muted">Written by ${job.generator === 'llm' ? 'the LLM' : 'the built-in generator'}${sent ? html`; <strong>sent to you by email</strong>` : ''}.</p>
+<p class="muted">Written by ${job.generator === 'llm' ? 'the LLM' : 'the built-in generator'}${
+    sent ? (job.status === 'completed' ? html`; <strong>sent to you by email</strong>` : html`; <strong>not sent</strong>: the delivery failed`) : ''
+  }.</p>
 ${emailView(job.email_subject, job.email_body)}
 </section>`
   : ''}
