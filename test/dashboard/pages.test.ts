@@ -229,9 +229,14 @@ for (const dialect of DIALECTS) {
       // The session key is not listed (it is the session's own), nor any other kind.
       const session = stored.find((row) => row.kind === 'session')!;
       assert.ok(!page.includes(session.prefix));
-      assert.match(page, /CRM &lt;import&gt;/);
-
+      // Each key's row: name, prefix, when it was created and when it was last used (this one, just now).
       const created = stored.find((row) => row.name === 'CRM <import>')!;
+      const minute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+      const row = /<tr>\n<td class="title">CRM &lt;import&gt;<\/td>\n<td>(.*)<\/td>\n<td>(.*)<\/td>\n<td>(.*)<\/td>/.exec(page);
+      assert.deepEqual(row?.slice(1), [`<code>${created.prefix}…</code>`, minute(created.created_at), minute(created.last_used_at!)]);
+      expectPage(await visitor.post('/settings/api/keys', { name: 'Unused' }), 201);
+      assert.match(expectPage(await visitor.get('/settings/api'), 200), /<td class="title">Unused<\/td>\n<td><code>[^<]+…<\/code><\/td>\n<td>[^<]+ UTC<\/td>\n<td>never<\/td>/);
+
       expectRedirect(await visitor.post(`/settings/api/keys/${created.id}/revoke`), '/settings/api?notice=key-revoked');
       expectError(await client(t.app, key).get(`${PORTAL}/publications`), 401, 'unauthorized');
       page = expectPage(await visitor.get('/settings/api?notice=key-revoked'), 200);
