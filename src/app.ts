@@ -42,6 +42,10 @@ export const FEED_USER_AGENT = 'Masthead/1.0 (feed importer; +https://github.com
 
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
+}
+
 /** The one composition root: builds every service from its dependencies and mounts both APIs. */
 export async function buildApp({ config, storage, logRequests = true }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -54,6 +58,8 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     bodyLimit: DEFAULT_BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
+    // A number of hops is what Fastify does at run time too (its types only take a function for it).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
   });
   app.decorateRequest('principal', null);
   registerValidation(app);

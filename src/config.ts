@@ -1,5 +1,7 @@
 // The only reader of process.env: every setting is parsed and validated here, once, at start.
 
+import ipaddr from 'ipaddr.js';
+
 export interface Config {
   port: number;
   host: string;
@@ -10,6 +12,11 @@ export interface Config {
   companySiteUrl: string;
   llm: { baseUrl: string | undefined; apiKey: string | undefined; model: string | undefined };
   logLevel: LogLevel;
+  /**
+   * TRUST_PROXY: which peers' X-Forwarded-For / -Proto / -Host are believed (Fastify's trustProxy): false (the
+   * default: the peer is the client), true (any peer), a number of proxy hops, or addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
   /** ALLOW_SIGNUP: whether the dashboard's sign-up page creates accounts (off: only `masthead account create` does). */
   allowSignup: boolean;
   leads: LeadSettings;
@@ -79,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       model: env.LLM_MODEL || undefined,
     },
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     allowSignup: parseBoolean('ALLOW_SIGNUP', env.ALLOW_SIGNUP, true),
     smtpUrl: optionalUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
     mailFrom: nonEmpty('MAIL_FROM', env.MAIL_FROM ?? 'Masthead <masthead@localhost>'),
@@ -124,6 +132,25 @@ function parseFeedSyncInterval(value: string | undefined): number {
     throw new ConfigError(`FEED_SYNC_INTERVAL_MINUTES must be at most ${MAX_FEED_SYNC_INTERVAL_MINUTES} (a week), got "${value}"`);
   }
   return minutes;
+}
+
+// proxy-addr's names for ranges, as Express and Fastify accept them.
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function parseTrustProxy(value: string | undefined): boolean | number | string[] {
+  const trimmed = value?.trim() ?? '';
+  if (trimmed === '' || /^(false|0|off|no)$/i.test(trimmed)) return false;
+  if (/^(true|on|yes)$/i.test(trimmed)) return true;
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const entries = trimmed.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (PROXY_RANGE_NAMES.includes(entry)) continue;
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) {
+      throw new ConfigError(`TRUST_PROXY must be true, false, a number of hops, or addresses and CIDR ranges separated by commas; "${entry}" is none of these`);
+    }
+  }
+  return entries;
 }
 
 function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       companySiteUrl: 'https://{domain}/',
       llm: { baseUrl: undefined, apiKey: undefined, model: undefined },
       logLevel: 'info',
+      trustProxy: false,
       allowSignup: true,
       smtpUrl: undefined,
       mailFrom: 'Masthead <masthead@localhost>',
@@ -57,6 +58,7 @@ describe('loadConfig', () => {
       LLM_API_KEY: 'sk-test',
       LLM_MODEL: 'llama3',
       LOG_LEVEL: 'debug',
+      TRUST_PROXY: '10.0.0.0/8, loopback',
       ALLOW_SIGNUP: 'false',
       SMTP_URL: 'smtp://user:pass@mail.internal:587',
       MAIL_FROM: 'Sales <sales@example.com>',
@@ -86,6 +88,7 @@ describe('loadConfig', () => {
       companySiteUrl: 'http://127.0.0.1:8081/sites/{domain}/',
       llm: { baseUrl: 'http://127.0.0.1:11434/v1', apiKey: 'sk-test', model: 'llama3' },
       logLevel: 'debug',
+      trustProxy: ['10.0.0.0/8', 'loopback'],
       allowSignup: false,
       smtpUrl: 'smtp://user:pass@mail.internal:587',
       mailFrom: 'Sales <sales@example.com>',
@@ -117,6 +120,14 @@ describe('loadConfig', () => {
     for (const value of ['true', 'TRUE', '1', 'on', 'yes']) assert.equal(loadConfig({ ALLOW_SIGNUP: value }).allowSignup, true, value);
     for (const value of ['false', 'False', '0', 'off', 'no']) assert.equal(loadConfig({ ALLOW_SIGNUP: value }).allowSignup, false, value);
     for (const value of ['maybe', 'disabled', '2']) expectConfigError('ALLOW_SIGNUP', value);
+  });
+
+  it('TRUST_PROXY believes no proxy (the default), any, a number of hops, or the addresses and ranges listed', () => {
+    for (const value of ['', 'false', 'off', '0']) assert.equal(loadConfig({ TRUST_PROXY: value }).trustProxy, false, value);
+    for (const value of ['true', 'on']) assert.equal(loadConfig({ TRUST_PROXY: value }).trustProxy, true, value);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1,::1, 172.16.0.0/12,uniquelocal' }).trustProxy, ['127.0.0.1', '::1', '172.16.0.0/12', 'uniquelocal']);
+    for (const value of ['proxy.internal', '10.0.0.0/33', '127.0.0.1,,::1', 'maybe']) expectConfigError('TRUST_PROXY', value);
   });
 
   it('FEED_SCHEDULER turns background feed synchronization on (the default) or off; FEED_SYNC_INTERVAL_MINUTES is 1 to 10080', () => {

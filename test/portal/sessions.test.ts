@@ -249,3 +249,43 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('sign-in throttling behind a reverse proxy (TRUST_PROXY)', () => {
+  const failFrom = async (t: TestApp, peer: string, forwardedFor: string, times: number) => {
+    for (let i = 0; i < times; i += 1) {
+      const response = await client(t.app, undefined, { remoteAddress: peer }).post(SESSIONS, { email: freshEmail('guess'), password: WRONG }, { 'x-forwarded-for': forwardedFor });
+      expectError(response, 401, 'unauthorized');
+    }
+  };
+  const signInFrom = async (t: TestApp, peer: string, forwardedFor: string) => {
+    const email = freshEmail('owner');
+    await new AccountService(t.storage.db).createAccount({ email, password: PASSWORD });
+    return client(t.app, undefined, { remoteAddress: peer }).post(SESSIONS, { email, password: PASSWORD }, { 'x-forwarded-for': forwardedFor });
+  };
+
+  it('counts failures per client address the trusted proxy forwards', async () => {
+    const t = await startApp(DIALECTS[0]!, { TRUST_PROXY: '10.0.0.0/8' });
+    try {
+      const proxy = '10.1.2.3';
+      await failFrom(t, proxy, '198.51.100.7', MAX_FAILURES_PER_IP);
+      expectError(await signInFrom(t, proxy, '198.51.100.7'), 429, 'rate_limited');
+      // Another client behind the same proxy is not throttled.
+      assert.equal((await signInFrom(t, proxy, '198.51.100.8')).status, 201);
+      // A peer that is not the proxy cannot choose its address with the header.
+      await failFrom(t, '203.0.113.99', '198.51.100.9', MAX_FAILURES_PER_IP);
+      expectError(await signInFrom(t, '203.0.113.99', '198.51.100.10'), 429, 'rate_limited');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('ignores X-Forwarded-For without TRUST_PROXY: the peer is the client', async () => {
+    const t = await startApp(DIALECTS[0]!);
+    try {
+      await failFrom(t, '203.0.113.98', '198.51.100.11', MAX_FAILURES_PER_IP);
+      expectError(await signInFrom(t, '203.0.113.98', '198.51.100.12'), 429, 'rate_limited');
+    } finally {
+      await t.close();
+    }
+  });
+});
