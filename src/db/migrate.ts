@@ -5,6 +5,7 @@ import * as clients from './migrations/002_clients.js';
 import * as feeds from './migrations/003_feeds.js';
 import * as feedSchedule from './migrations/004_feed_schedule.js';
 import * as leads from './migrations/005_leads.js';
+import * as feedEntryKeys from './migrations/006_feed_entry_keys.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '003_feeds': feeds,
   '004_feed_schedule': feedSchedule,
   '005_leads': leads,
+  '006_feed_entry_keys': feedEntryKeys,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<MigrationResult[]> {

@@ -166,6 +166,8 @@ export interface RssFeedTable {
   retry_not_before: string | null;
   /** A manual synchronize queued for the scheduler (`Prefer: respond-async`). */
   queued_at: string | null;
+  /** What the feed's entries are keyed by first (guid, else link, else hash); steps down only (feeds/dedupe.ts). */
+  entry_key_criterion: ColumnType<'guid' | 'link' | 'hash', 'guid' | 'link' | 'hash' | undefined, 'guid' | 'link' | 'hash'>;
 }
 
 export interface RssFeedCategoryTable {
@@ -182,6 +184,9 @@ export interface FeedEntryTable {
   content_hash: string;
   /** The article's updated_at as the importer last wrote it. */
   synced_at: string;
+  /** The entry's link and the hash of its title and content when last written: found by them if its key changes. */
+  entry_link: ColumnType<string | null, string | null | undefined, string | null>;
+  entry_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface Database {

@@ -311,6 +311,133 @@ for (const dialect of DIALECTS) {
       assert.equal((await articlesOf(feed.id)).length, 3);
     });
 
+    const sync = async (feedId: number) => {
+      const response = await api.post(`${feeds(feedId)}/synchronize`);
+      assert.equal(response.status, 200, response.raw);
+      assert.equal(response.body.job_status, 'completed', response.raw);
+      return response.body as { imported: number; updated: number; skipped: number; unchanged: number; articles: number[] };
+    };
+    const tally = ({ imported, updated, skipped, unchanged }: Awaited<ReturnType<typeof sync>>) => ({ imported, updated, skipped, unchanged });
+    const criterionOf = async (feedId: number) =>
+      (await t.storage.db.selectFrom('rss_feeds').select('entry_key_criterion').where('id', '=', feedId).executeTakeFirstOrThrow()).entry_key_criterion;
+    const keysOf = async (feedId: number) =>
+      (await t.storage.db.selectFrom('feed_entries').select('entry_key').where('feed_id', '=', feedId).orderBy('entry_key').execute()).map((row) => row.entry_key);
+
+    it('keys a feed that repeats guids by link from then on: an entry dropped, one edited, no duplicate article', async () => {
+      const { feed, state } = await createFeed([
+        { guid: 'dup', title: 'Dup one', link: 'https://blog.example.com/dup-1' },
+        { guid: 'dup', title: 'Dup two', link: 'https://blog.example.com/dup-2' },
+        { guid: 'c', title: 'Plain' },
+      ]);
+      const first = await sync(feed.id);
+      assert.deepEqual(tally(first), { imported: 3, updated: 0, skipped: 0, unchanged: 0 });
+      assert.equal(await criterionOf(feed.id), 'link');
+      const [, dupTwo] = first.articles;
+      // The feed drops one of the entries that shared the guid (the other alone no longer repeats it) and edits it.
+      state.items = [
+        { guid: 'dup', title: 'Dup two, edited', link: 'https://blog.example.com/dup-2' },
+        { guid: 'c', title: 'Plain' },
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const second = await sync(feed.id);
+      assert.deepEqual(tally(second), { imported: 0, updated: 1, skipped: 0, unchanged: 1 });
+      assert.deepEqual(second.articles, [dupTwo]);
+      assert.equal((await api.get(`${PORTAL}/articles/${appId}/${dupTwo}`)).body.title, 'Dup two, edited');
+      assert.equal((await articlesOf(feed.id)).length, 3);
+      assert.equal(await criterionOf(feed.id), 'link', 'the criterion never steps back up');
+      // An unchanged re-sync writes nothing.
+      const before = { articles: await articlesOf(feed.id), entries: await t.storage.db.selectFrom('feed_entries').selectAll().where('feed_id', '=', feed.id).orderBy('id').execute() };
+      const third = await sync(feed.id);
+      assert.deepEqual(tally(third), { imported: 0, updated: 0, skipped: 0, unchanged: 2 });
+      assert.deepEqual(await articlesOf(feed.id), before.articles);
+      assert.deepEqual(await t.storage.db.selectFrom('feed_entries').selectAll().where('feed_id', '=', feed.id).orderBy('id').execute(), before.entries);
+    });
+
+    it('finds the articles imported under guids when the feed starts repeating guids (the criterion switches to link)', async () => {
+      const { feed, state } = await createFeed([
+        { guid: 'a', title: 'Alpha', link: 'https://blog.example.com/alpha' },
+        { guid: 'c', title: 'Gamma' },
+      ]);
+      const first = await sync(feed.id);
+      assert.equal(first.imported, 2);
+      assert.deepEqual(await keysOf(feed.id), ['guid:a', 'guid:c']);
+      const [alpha] = first.articles;
+      state.items = [
+        { guid: 'a', title: 'Alpha', link: 'https://blog.example.com/alpha' },
+        { guid: 'a', title: 'Beta reuses the guid', link: 'https://blog.example.com/beta' },
+        { guid: 'c', title: 'Gamma' },
+      ];
+      const second = await sync(feed.id);
+      assert.deepEqual(tally(second), { imported: 1, updated: 0, skipped: 0, unchanged: 2 });
+      assert.equal(await criterionOf(feed.id), 'link');
+      assert.deepEqual(await keysOf(feed.id), ['link:https://blog.example.com/alpha', 'link:https://blog.example.com/beta', 'link:https://blog.example.com/c']);
+      // From now on by link: the repeated guid gone, an edit updates the first article.
+      state.items = [
+        { guid: 'a', title: 'Alpha, edited', link: 'https://blog.example.com/alpha' },
+        { guid: 'c', title: 'Gamma' },
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const third = await sync(feed.id);
+      assert.deepEqual(tally(third), { imported: 0, updated: 1, skipped: 0, unchanged: 1 });
+      assert.deepEqual(third.articles, [alpha]);
+      assert.equal((await articlesOf(feed.id)).length, 3);
+    });
+
+    it('counts entries whose keys collide as skipped, and keys of different kinds never collide', async () => {
+      const { feed } = await createFeed([
+        { guid: 'same', title: 'Listed twice' },
+        { guid: 'same', title: 'Listed twice' },
+        { guid: 'https://blog.example.com/shared', title: 'A guid like a link', link: 'https://blog.example.com/elsewhere' },
+        { title: 'A link only', link: 'https://blog.example.com/shared' },
+      ]);
+      const first = await sync(feed.id);
+      assert.deepEqual(tally(first), { imported: 3, updated: 0, skipped: 1, unchanged: 0 });
+      assert.equal(await criterionOf(feed.id), 'guid', 'an item listed twice is not a feed repeating its guids');
+      assert.deepEqual(await keysOf(feed.id), ['guid:https://blog.example.com/shared', 'guid:same', 'link:https://blog.example.com/shared']);
+      const again = await sync(feed.id);
+      assert.deepEqual(tally(again), { imported: 0, updated: 0, skipped: 1, unchanged: 3 });
+    });
+
+    it('finds entries stored before keys had kinds (migration 006 marks them legacy:) and gives them their new keys', async () => {
+      const { feed } = await createFeed([
+        { guid: 'g1', title: 'By guid' },
+        { title: 'By link', link: 'https://blog.example.com/by-link' },
+        { title: 'By hash', html: '<p>Neither guid nor link</p>' },
+      ]);
+      assert.equal((await sync(feed.id)).imported, 3);
+      const keys = await keysOf(feed.id);
+      // As the migration leaves the rows stored by the importer before it.
+      for (const key of keys) {
+        await t.storage.db
+          .updateTable('feed_entries')
+          .set({ entry_key: key.replace(/^(?:guid|link|hash):/, 'legacy:'), entry_link: null, entry_hash: null })
+          .where('feed_id', '=', feed.id)
+          .where('entry_key', '=', key)
+          .execute();
+      }
+      const articles = await articlesOf(feed.id);
+      const again = await sync(feed.id);
+      assert.deepEqual(tally(again), { imported: 0, updated: 0, skipped: 0, unchanged: 3 });
+      assert.deepEqual(await keysOf(feed.id), keys);
+      assert.deepEqual(await articlesOf(feed.id), articles);
+    });
+
+    it('dates an entry without any date at its import, and keeps that date when the entry changes', async () => {
+      const stamp = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
+      const { feed, state } = await createFeed([{ guid: 'undated', title: 'No date', date: null }]);
+      const before = stamp(new Date());
+      const [id] = (await sync(feed.id)).articles;
+      const after = stamp(new Date());
+      const article = (await api.get(`${PORTAL}/articles/${appId}/${id}`)).body;
+      assert.ok(article.date >= before && article.date <= after, `${article.date} between ${before} and ${after}`);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      state.items = [{ guid: 'undated', title: 'No date, edited', date: null }];
+      assert.equal((await sync(feed.id)).updated, 1);
+      const edited = (await api.get(`${PORTAL}/articles/${appId}/${id}`)).body;
+      assert.equal(edited.title, 'No date, edited');
+      assert.equal(edited.date, article.date);
+    });
+
     it('does not bring back an imported article a person deleted', async () => {
       const { feed, state } = await createFeed([{ guid: 'gone', title: 'Soon deleted' }]);
       const [id] = (await api.post(`${feeds(feed.id)}/synchronize`)).body.articles as number[];
@@ -339,6 +466,48 @@ for (const dialect of DIALECTS) {
       const temp = await api.post(`${feeds(tempFeed.id)}/synchronize`);
       assert.equal(temp.body.imported, 1);
       assert.equal((await api.get(feeds(tempFeed.id))).body.url, `${server.base}${temporary}`);
+    });
+
+    it('stores the new URL after a 308, keeps it after a 307', async () => {
+      const target = nextPath('target');
+      server.routes.set(target, serveFeed(() => rss([{ guid: 'r8', title: 'Moved for good' }])));
+      const permanent = nextPath('moved');
+      const temporary = nextPath('temp');
+      server.routes.set(permanent, serveFeed(() => rss([])));
+      server.routes.set(temporary, serveFeed(() => rss([])));
+      const movedFeed = (await api.post(feeds(), { url: `${server.base}${permanent}` })).body;
+      const tempFeed = (await api.post(feeds(), { url: `${server.base}${temporary}` })).body;
+      server.routes.set(permanent, redirect(308, target));
+      server.routes.set(temporary, redirect(307, target));
+      assert.equal((await sync(movedFeed.id)).imported, 1);
+      assert.equal((await api.get(feeds(movedFeed.id))).body.url, `${server.base}${target}`);
+      assert.equal((await sync(tempFeed.id)).imported, 1);
+      assert.equal((await api.get(feeds(tempFeed.id))).body.url, `${server.base}${temporary}`);
+    });
+
+    it('stores Last-Modified and sends it back as If-Modified-Since; on 304 writes nothing', async () => {
+      const path = nextPath();
+      const lastModified = 'Wed, 04 Jun 2025 10:00:00 GMT';
+      server.routes.set(path, (request, response) => {
+        if (request.headers['if-modified-since'] === lastModified) {
+          response.writeHead(304, { 'last-modified': lastModified }).end();
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'application/rss+xml', 'last-modified': lastModified }).end(rss([{ guid: 'lm', title: 'Dated by the server' }]));
+      });
+      const feed = (await api.post(feeds(), { url: `${server.base}${path}` })).body;
+      assert.equal((await sync(feed.id)).imported, 1);
+      const stored = await t.storage.db.selectFrom('rss_feeds').select(['last_modified', 'etag']).where('id', '=', feed.id).executeTakeFirstOrThrow();
+      assert.deepEqual(stored, { last_modified: lastModified, etag: null });
+      const articles = await articlesOf(feed.id);
+      const second = await api.post(`${feeds(feed.id)}/synchronize`);
+      assert.equal(second.body.job_status, 'completed');
+      assert.equal(second.body.not_modified, true);
+      const last = server.requests.filter((request) => request.path === path).at(-1)!;
+      assert.equal(last.headers['if-modified-since'], lastModified);
+      assert.equal(last.headers['if-none-match'], undefined);
+      assert.deepEqual(await articlesOf(feed.id), articles);
+      assert.equal((await t.storage.db.selectFrom('rss_feeds').select('last_modified').where('id', '=', feed.id).executeTakeFirstOrThrow()).last_modified, lastModified);
     });
 
     it('records a failed synchronization and imports nothing', async () => {

@@ -1,9 +1,16 @@
+import { isAscii, isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 
 // Turns a response body into text, choosing the charset as XML and feedparser do:
 // byte order mark > HTTP charset > the XML declaration's encoding > UTF-8. A declared charset that does not decode
 // the bytes cleanly (invalid UTF-8, an unknown name) is passed over for UTF-8 and finally windows-1252, which
 // decodes anything.
+//
+// Single-byte charsets decode any bytes, so a wrong label of that kind never fails: valid UTF-8 served as
+// `charset=iso-8859-1` (or windows-1251, or declared so in the XML) would turn "Grüße" into "GrÃ¼ÃŸe". As Miniflux
+// does (reader/encoding's CharsetReader), a body that is valid UTF-8 is read as UTF-8 whatever its label says: text
+// in a legacy charset is practically never valid UTF-8 once it holds a byte above 0x7F. A body of ASCII bytes only
+// is left to its label (7-bit charsets such as ISO-2022-JP and UTF-7 read their escapes differently).
 
 const BOMS: ReadonlyArray<readonly [bytes: readonly number[], charset: string]> = [
   [[0xef, 0xbb, 0xbf], 'utf-8'],
@@ -85,6 +92,7 @@ export function decodeFeedBody(body: Buffer, contentType?: string): DecodedBody 
   }
   const utf16 = sniffUtf16(body);
   if (utf16) return { text: iconv.decode(body, utf16), charset: utf16 };
+  if (!isAscii(body) && isUtf8(body)) return { text: body.toString('utf-8'), charset: 'utf-8' };
 
   const candidates = [contentTypeCharset(contentType), xmlDeclarationCharset(body), 'utf-8'];
   for (const charset of candidates) {

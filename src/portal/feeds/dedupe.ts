@@ -1,34 +1,55 @@
 import { createHash } from 'node:crypto';
-import type { FeedEntry } from './entries.js';
 import type { EntryKeyKind, NormalizedEntry } from './types.js';
 
-// The dedupe key of each entry: its guid, else its link, else a hash of its title and content. A guid or link
-// that several entries of the same feed share identifies none of them, so those entries fall back to the next
-// kind, as FreshRSS does for feeds that repeat guids.
+// The dedupe key of each entry, one article per (feed, key). Keys carry their kind (`guid:`, `link:`, `hash:`), so
+// a guid equal to another entry's link is a different key.
+//
+// Which kind a feed's entries are keyed by is the feed's criterion, decided for the feed and not entry by entry
+// (as FreshRSS does with its `hasBadGuids` / `unicityCriteria` feed attributes): under `guid` an entry is keyed by
+// its guid, else its link, else a hash of its title and content; under `link` by its link, else the hash; under
+// `hash` by the hash. A feed starts at `guid`. When two different entries of one fetch get the same key, the
+// feed's identifiers identify nothing and the criterion steps down (guid -> link -> hash) until they are apart.
+// The importer stores the criterion on the feed and never steps it back up: keying an entry one way in one fetch
+// and another way in the next (because the entry that repeated its guid left the feed) would import it twice.
 
 export function contentHash(entry: Pick<NormalizedEntry, 'title' | 'html' | 'summary'>): string {
   return createHash('sha256').update(`${entry.title}\n${entry.html || entry.summary}`).digest('hex');
 }
 
-function counts(values: (string | undefined)[]): Map<string, number> {
-  const seen = new Map<string, number>();
-  for (const value of values) if (value) seen.set(value, (seen.get(value) ?? 0) + 1);
-  return seen;
+export const KEY_CRITERIA: readonly EntryKeyKind[] = ['guid', 'link', 'hash'];
+
+type Keyed = Pick<NormalizedEntry, 'key' | 'keyKind' | 'guid' | 'link' | 'title' | 'html' | 'summary' | 'sourceHash'>;
+
+function keyUnder(entry: Keyed, criterion: EntryKeyKind): [string, EntryKeyKind] {
+  if (criterion === 'guid' && entry.guid) return [`guid:${entry.guid}`, 'guid'];
+  if (criterion !== 'hash' && entry.link) return [`link:${entry.link}`, 'link'];
+  return [`hash:${contentHash(entry)}`, 'hash'];
 }
 
-/** Sets the key of every entry (in place) and returns them. */
-export function assignKeys(entries: FeedEntry[]): FeedEntry[] {
-  const guids = counts(entries.map((entry) => entry.guid));
-  const links = counts(entries.map((entry) => entry.link));
-  for (const entry of entries) {
-    let key: string;
-    let keyKind: EntryKeyKind;
-    if (entry.guid && guids.get(entry.guid) === 1) [key, keyKind] = [entry.guid, 'guid'];
-    else if (entry.link && links.get(entry.link) === 1) [key, keyKind] = [entry.link, 'link'];
-    // Only entries with neither a guid nor a link of their own are cleaned here, to hash what they say.
-    else [key, keyKind] = [contentHash(entry), 'hash'];
-    entry.key = key;
-    entry.keyKind = keyKind;
+/**
+ * Keys every entry (in place) under `criterion`, stepping it down while two different entries share a key, and
+ * returns the criterion used. Entries identical in all the feed says about them (the same sourceHash) are the same
+ * entry listed twice: that is no reason to step down (the importer keeps one of them).
+ */
+export function keyEntries(entries: Keyed[], criterion: EntryKeyKind = 'guid'): EntryKeyKind {
+  let level = Math.max(0, KEY_CRITERIA.indexOf(criterion));
+  for (;;) {
+    const current = KEY_CRITERIA[level]!;
+    const sources = new Map<string, string>();
+    let clash = false;
+    for (const entry of entries) {
+      [entry.key, entry.keyKind] = keyUnder(entry, current);
+      const source = sources.get(entry.key);
+      if (source === undefined) sources.set(entry.key, entry.sourceHash);
+      else if (source !== entry.sourceHash) clash = true;
+    }
+    if (!clash || level === KEY_CRITERIA.length - 1) return current;
+    level += 1;
   }
+}
+
+/** Sets the key of every entry (in place), as for a feed seen for the first time, and returns them. */
+export function assignKeys<T extends Keyed>(entries: T[], criterion: EntryKeyKind = 'guid'): T[] {
+  keyEntries(entries, criterion);
   return entries;
 }

@@ -35,29 +35,36 @@ export async function setFeedCategories(db: Kysely<Database>, feedId: number, ca
 }
 
 export interface ImportedEntry {
+  id: number;
   entry_key: string;
   /** Null when a person deleted the article. */
   article_id: number | null;
   content_hash: string;
   synced_at: string;
+  /** Null for entries stored before 006 (their key is `legacy:...`). */
+  entry_link: string | null;
+  entry_hash: string | null;
   article_updated_at: string | null;
 }
 
-/** What the feed imported before, by entry key, with each article's current updated_at. */
-export async function importedEntries(db: Kysely<Database>, feedId: number): Promise<Map<string, ImportedEntry>> {
-  const rows = await db
+/** What the feed imported before, with each article's current updated_at. */
+export async function importedEntries(db: Kysely<Database>, feedId: number): Promise<ImportedEntry[]> {
+  return db
     .selectFrom('feed_entries')
     .leftJoin('articles', 'articles.id', 'feed_entries.article_id')
     .select([
+      'feed_entries.id',
       'feed_entries.entry_key',
       'feed_entries.article_id',
       'feed_entries.content_hash',
       'feed_entries.synced_at',
+      'feed_entries.entry_link',
+      'feed_entries.entry_hash',
       'articles.updated_at as article_updated_at',
     ])
     .where('feed_entries.feed_id', '=', feedId)
+    .orderBy('feed_entries.id')
     .execute();
-  return new Map(rows.map((row) => [row.entry_key, row]));
 }
 
 // --- Leases on a feed's run -------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import { nowIso } from '../../time.js';
 import { insertArticle, updateArticle } from '../articles/queries.js';
 import { FeedParseError, parseFeed, type NormalizedEntry, type NormalizedFeed } from './index.js';
 import { looksLikeHtml } from './prepare.js';
-import { importedEntries } from './queries.js';
+import { contentHash, keyEntries } from './dedupe.js';
+import { type ImportedEntry, importedEntries } from './queries.js';
 import { retryAfterSeconds } from './schedule.js';
 
 export type FeedFetch = (url: string, options: { headers?: Record<string, string>; signal?: AbortSignal }) => Promise<SafeFetchResponse>;
@@ -119,27 +120,106 @@ function entryArticle(feed: RssFeedRow, entry: NormalizedEntry, now: string): En
   };
 }
 
+/**
+ * The entries a feed imported before, found again for the entries of this fetch. First by key. An entry whose key
+ * is not stored may still have been imported under another key: when the feed's criterion stepped down (guid ->
+ * link -> hash, dedupe.ts), its entries were stored under their guid (or link), and each stored entry keeps its link
+ * and content hash beside its key for this; entries stored before keys had kinds are `legacy:` + the guid, link or
+ * hash they were keyed by then. Each stored entry answers for one entry of the fetch at most, and those found by key
+ * are taken first. Matching both ways here, rather than re-keying every stored entry when the criterion changes,
+ * also covers a switch whose re-keyed keys would collide (two guids of one link): the first entry takes the row.
+ */
+class StoredEntries {
+  private readonly byKey = new Map<string, ImportedEntry>();
+  private readonly byLink = new Map<string, ImportedEntry[]>();
+  private readonly byHash = new Map<string, ImportedEntry[]>();
+  private readonly taken = new Set<ImportedEntry>();
+  private legacy = false;
+
+  constructor(rows: ImportedEntry[]) {
+    const add = (index: Map<string, ImportedEntry[]>, value: string | null, row: ImportedEntry) => {
+      if (!value) return;
+      const rows = index.get(value);
+      if (rows) rows.push(row);
+      else index.set(value, [row]);
+    };
+    for (const row of rows) {
+      this.byKey.set(row.entry_key, row);
+      add(this.byLink, row.entry_link, row);
+      add(this.byHash, row.entry_hash, row);
+      if (row.entry_key.startsWith('legacy:')) this.legacy = true;
+    }
+  }
+
+  /** The stored entry of each entry that has one. */
+  match(entries: NormalizedEntry[]): Map<NormalizedEntry, ImportedEntry> {
+    const found = new Map<NormalizedEntry, ImportedEntry>();
+    const take = (entry: NormalizedEntry, row: ImportedEntry | undefined) => {
+      if (!row || this.taken.has(row)) return false;
+      this.taken.add(row);
+      found.set(entry, row);
+      return true;
+    };
+    const rest = entries.filter((entry) => !take(entry, this.byKey.get(entry.key)));
+    for (const entry of rest) {
+      const free = (rows: ImportedEntry[] | undefined) => rows?.find((row) => !this.taken.has(row));
+      if (entry.keyKind === 'link' && take(entry, free(this.byLink.get(entry.link!)))) continue;
+      if (entry.keyKind === 'hash' && take(entry, free(this.byHash.get(entry.key.slice('hash:'.length))))) continue;
+      if (!this.legacy) continue;
+      // What the entry could have been keyed by before keys had kinds; the hash (which cleans the entry) last.
+      if (entry.guid && take(entry, this.byKey.get(`legacy:${entry.guid}`))) continue;
+      if (entry.link && take(entry, this.byKey.get(`legacy:${entry.link}`))) continue;
+      take(entry, this.byKey.get(`legacy:${contentHash(entry)}`));
+    }
+    return found;
+  }
+}
+
+const usable = (entry: NormalizedEntry) => Boolean(entry.title || entry.html);
+
 /** Writes new and changed entries; run inside a transaction so that a failure leaves nothing half-imported. */
 export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, categoryIds: number[], entries: NormalizedEntry[]): Promise<ImportCounts> {
   const counts: ImportCounts = { imported: 0, updated: 0, skipped: 0, unchanged: 0, articles: [] };
-  const known = await importedEntries(trx, feed.id);
-  const seen = new Set<string>();
+  // Keyed by the feed's own criterion (which may step down here, and is then stored), not by the fetch alone.
+  const criterion = keyEntries(entries, feed.entry_key_criterion);
+  if (criterion !== feed.entry_key_criterion) {
+    await trx.updateTable('rss_feeds').set({ entry_key_criterion: criterion }).where('id', '=', feed.id).execute();
+  }
+  // One entry per key: another entry under a key already taken is skipped (counted), the first usable one kept.
+  const byKey = new Map<string, NormalizedEntry>();
   for (const entry of entries) {
-    if (seen.has(entry.key)) continue;
-    seen.add(entry.key);
+    const held = byKey.get(entry.key);
+    if (held === undefined) {
+      byKey.set(entry.key, entry);
+      continue;
+    }
+    counts.skipped += 1;
+    if (!usable(held) && usable(entry)) byKey.set(entry.key, entry);
+  }
+  const found = new StoredEntries(await importedEntries(trx, feed.id)).match([...byKey.values()]);
+
+  for (const entry of byKey.values()) {
     // Unchanged entries are told by what the feed says, before any cleaning: they cost no sanitizing.
     const hash = entry.sourceHash;
-    const previous = known.get(entry.key);
+    const previous = found.get(entry);
+    /** An entry found otherwise than by its key takes its key now, so that the next synchronize finds it by key. */
+    const rekey = async () => {
+      if (!previous || previous.entry_key === entry.key) return;
+      await trx.updateTable('feed_entries').set({ entry_key: entry.key, entry_link: entry.link ?? null }).where('id', '=', previous.id).execute();
+    };
     if (previous && previous.content_hash === hash) {
+      await rekey();
       counts.unchanged += 1;
       continue;
     }
-    if (!entry.title && !entry.html) {
+    if (!usable(entry)) {
+      await rekey();
       counts.skipped += 1;
       continue;
     }
     const now = nowIso();
     const values = entryArticle(feed, entry, now);
+    const identity = { entry_key: entry.key, entry_link: entry.link ?? null, entry_hash: contentHash(entry) };
     if (!previous) {
       const article: NewArticle = {
         publication_id: feed.publication_id,
@@ -157,7 +237,7 @@ export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, cat
       const id = await insertArticle(trx, article, categoryIds);
       await trx
         .insertInto('feed_entries')
-        .values({ feed_id: feed.id, entry_key: entry.key, article_id: id, content_hash: hash, synced_at: now })
+        .values({ feed_id: feed.id, ...identity, article_id: id, content_hash: hash, synced_at: now })
         .execute();
       counts.imported += 1;
       counts.articles.push(id);
@@ -165,6 +245,7 @@ export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, cat
     }
     if (previous.article_id === null || previous.article_updated_at === null || previous.article_updated_at > previous.synced_at) {
       // A person deleted the article, or edited it since it was imported: theirs wins.
+      await rekey();
       counts.skipped += 1;
       continue;
     }
@@ -174,9 +255,8 @@ export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, cat
     await updateArticle(trx, previous.article_id, changes, undefined);
     await trx
       .updateTable('feed_entries')
-      .set({ content_hash: hash, synced_at: now })
-      .where('feed_id', '=', feed.id)
-      .where('entry_key', '=', entry.key)
+      .set({ ...identity, content_hash: hash, synced_at: now })
+      .where('id', '=', previous.id)
       .execute();
     counts.updated += 1;
     counts.articles.push(previous.article_id);

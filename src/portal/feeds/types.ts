@@ -1,11 +1,14 @@
 export type FeedFormat = 'rss' | 'atom' | 'rdf' | 'json';
 
-/** How an entry's dedupe key was made: its guid/id, its link, or a SHA-256 of its title and content. */
+/**
+ * How an entry's dedupe key was made: its guid/id, its link, or a SHA-256 of its title and content. Also a feed's
+ * key criterion: the first kind its entries are keyed by (see dedupe.ts).
+ */
 export type EntryKeyKind = 'guid' | 'link' | 'hash';
 
 /** One entry of a feed. The text fields are cleaned when first read (see FeedEntry). */
 export interface NormalizedEntry {
-  /** One article per (feed, key). */
+  /** One article per (feed, key). Prefixed by its kind (`guid:...`, `link:...`, `hash:...`): kinds never collide. */
   key: string;
   keyKind: EntryKeyKind;
   readonly guid?: string;

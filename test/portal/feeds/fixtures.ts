@@ -31,12 +31,23 @@ export async function feedServer() {
 }
 
 export interface Item {
-  guid: string;
+  /** Without one the item has no <guid> (and, unless given, no <link>). */
+  guid?: string;
   title: string;
   html?: string;
   link?: string;
   author?: string;
-  date?: string;
+  /** An RFC 822 date; null for an item without any date. */
+  date?: string | null;
+}
+
+function itemXml(item: Item): string {
+  const link = item.link ?? (item.guid === undefined ? undefined : `https://blog.example.com/${item.guid}`);
+  return `<item>${item.guid === undefined ? '' : `<guid isPermaLink="false">${item.guid}</guid>`}<title>${item.title}</title>
+${link === undefined ? '' : `<link>${link}</link>`}
+${item.author ? `<dc:creator>${item.author}</dc:creator>` : ''}
+${item.date === null ? '' : `<pubDate>${item.date ?? 'Tue, 03 Jun 2025 09:39:21 GMT'}</pubDate>`}
+<description><![CDATA[${item.html ?? `<p>Body of ${item.title}</p>`}]]></description></item>`;
 }
 
 export function rss(items: Item[], channel: { title?: string; description?: string; image?: string } = {}): string {
@@ -46,15 +57,7 @@ export function rss(items: Item[], channel: { title?: string; description?: stri
 <link>https://blog.example.com/</link>
 <description>${channel.description ?? 'Notes from the sample blog'}</description>
 ${channel.image ? `<image><url>${channel.image}</url><title>x</title><link>https://blog.example.com/</link></image>` : ''}
-${items
-  .map(
-    (item) => `<item><guid isPermaLink="false">${item.guid}</guid><title>${item.title}</title>
-<link>${item.link ?? `https://blog.example.com/${item.guid}`}</link>
-${item.author ? `<dc:creator>${item.author}</dc:creator>` : ''}
-<pubDate>${item.date ?? 'Tue, 03 Jun 2025 09:39:21 GMT'}</pubDate>
-<description><![CDATA[${item.html ?? `<p>Body of ${item.title}</p>`}]]></description></item>`,
-  )
-  .join('\n')}
+${items.map(itemXml).join('\n')}
 </channel></rss>`;
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import iconv from 'iconv-lite';
+import { keyEntries } from '../../../src/portal/feeds/dedupe.js';
 import { FeedParseError, parseFeed, type NormalizedFeed } from '../../../src/portal/feeds/index.js';
 
 const URL = 'https://news.example.com/feed.xml';
@@ -65,24 +66,56 @@ describe('parseFeed: limits and dedupe', () => {
     assert.ok(entry.summary.length <= 10_000);
   });
 
-  it('keys entries by guid, then link, then a hash of title and content', () => {
+  it('keys entries by guid, then link, then a hash of title and content, each key prefixed by its kind', () => {
     const feed = parse(
       rss(
         '<item><title>A</title><guid>urn:a</guid><link>https://news.example.com/a</link></item>' +
           '<item><title>B</title><link>/b</link></item>' +
           '<item><title>C</title><description>c</description></item>' +
-          // a guid that the feed repeats identifies neither entry: each falls back to its link
-          '<item><title>D1</title><guid>dup</guid><link>https://news.example.com/d1</link></item>' +
-          '<item><title>D2</title><guid>dup</guid><link>https://news.example.com/d2</link></item>',
+          // a guid equal to another entry's link is another key
+          '<item><title>D</title><guid>https://news.example.com/b</guid></item>',
       ),
     );
     const keys = feed.entries.map((entry) => [entry.keyKind, entry.key]);
-    assert.deepEqual(keys.slice(0, 2), [['guid', 'urn:a'], ['link', 'https://news.example.com/b']]);
+    assert.deepEqual(keys.slice(0, 2), [['guid', 'guid:urn:a'], ['link', 'link:https://news.example.com/b']]);
     assert.equal(keys[2]![0], 'hash');
-    assert.match(keys[2]![1]!, /^[0-9a-f]{64}$/);
-    assert.deepEqual(keys.slice(3), [['link', 'https://news.example.com/d1'], ['link', 'https://news.example.com/d2']]);
+    assert.match(keys[2]![1]!, /^hash:[0-9a-f]{64}$/);
+    assert.deepEqual(keys[3], ['guid', 'guid:https://news.example.com/b']);
     // the same entry read again has the same key
     assert.equal(parse(rss('<item><title>C</title><description>c</description></item>')).entries[0]!.key, keys[2]![1]);
+  });
+
+  it('keys every entry of a feed that repeats a guid by its link (else hash), as FreshRSS does', () => {
+    const feed = parse(
+      rss(
+        '<item><title>A</title><guid>urn:a</guid><link>https://news.example.com/a</link></item>' +
+          '<item><title>D1</title><guid>dup</guid><link>https://news.example.com/d1</link></item>' +
+          '<item><title>D2</title><guid>dup</guid><link>https://news.example.com/d2</link></item>' +
+          '<item><title>E</title><guid>urn:e</guid></item>',
+      ),
+    );
+    assert.deepEqual(
+      feed.entries.map((entry) => [entry.keyKind, entry.key.replace(/[0-9a-f]{64}$/, 'H')]),
+      [['link', 'link:https://news.example.com/a'], ['link', 'link:https://news.example.com/d1'], ['link', 'link:https://news.example.com/d2'], ['hash', 'hash:H']],
+    );
+    // A feed already known to repeat its guids keeps its entries keyed by link, repeats or not.
+    const entries = parse(rss('<item><title>A</title><guid>urn:a</guid><link>https://news.example.com/a</link></item>')).entries;
+    assert.equal(keyEntries(entries, 'link'), 'link');
+    assert.equal(entries[0]!.key, 'link:https://news.example.com/a');
+  });
+
+  it('keys entries by hash when their links repeat too, but not for an entry listed twice', () => {
+    // Entries without a guid that all link to the home page.
+    const home = parse(
+      rss('<item><title>One</title><link>https://news.example.com/</link></item><item><title>Two</title><link>https://news.example.com/</link></item>'),
+    ).entries;
+    assert.deepEqual(home.map((entry) => entry.keyKind), ['hash', 'hash']);
+    assert.notEqual(home[0]!.key, home[1]!.key);
+    // The very same item twice is one entry listed twice: the feed's guids are fine, both get the one key.
+    const item = '<item><title>Same</title><guid>urn:same</guid><link>https://news.example.com/same</link></item>';
+    const twice = parse(rss(item + item)).entries;
+    assert.deepEqual(twice.map((entry) => entry.key), ['guid:urn:same', 'guid:urn:same']);
+    assert.equal(keyEntries(twice), 'guid');
   });
 });
 
@@ -123,7 +156,7 @@ describe('parseFeed: formats and fields', () => {
     assert.equal(feed.title, 'A <b> blog');
     assert.equal(feed.link, 'https://blog.example.org/');
     const entry = feed.entries[0]!;
-    assert.deepEqual([entry.key, entry.keyKind], ['tag:blog,1', 'guid']);
+    assert.deepEqual([entry.key, entry.keyKind], ['guid:tag:blog,1', 'guid']);
     assert.equal(entry.title, 'Hello');
     assert.equal(entry.link, 'https://blog.example.org/posts/hello.html');
     assert.equal(entry.author, 'Ann');
@@ -157,7 +190,7 @@ describe('parseFeed: formats and fields', () => {
     assert.equal(v10.format, 'json');
     assert.equal(v10.link, 'https://j.example/');
     const one = v10.entries[0]!;
-    assert.deepEqual([one.key, one.keyKind, one.title, one.publishedAt], ['1', 'guid', 'One', '2024-01-02T03:04:05.000Z']);
+    assert.deepEqual([one.key, one.keyKind, one.title, one.publishedAt], ['guid:1', 'guid', 'One', '2024-01-02T03:04:05.000Z']);
     assert.equal(one.cover, 'https://j.example/p.jpg');
     const v11 = parse(
       JSON.stringify({
@@ -275,6 +308,33 @@ describe('parseFeed: encodings', () => {
     const utf8 = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(rss('<item><title>Grüße</title></item>'))]);
     assert.equal(parse(utf8, 'text/xml; charset=windows-1251').entries[0]!.title, 'Grüße');
   });
+
+  it('reads valid UTF-8 as UTF-8 whatever charset it is labelled with (no mojibake), as Miniflux does', () => {
+    const german = rss('<item><title>Grüße aus Köln</title></item>');
+    for (const label of ['iso-8859-1', 'windows-1251', 'windows-1252', 'koi8-r', 'iso-8859-2']) {
+      const feed = parse(Buffer.from(german), `text/xml; charset=${label}`);
+      assert.equal(feed.entries[0]!.title, 'Grüße aus Köln', label);
+      assert.equal(feed.charset, 'utf-8');
+      // Labelled in the XML declaration only, the same.
+      const declared = Buffer.from(german.replace('encoding="utf-8"', `encoding="${label}"`));
+      assert.equal(parse(declared, 'application/xml').entries[0]!.title, 'Grüße aus Köln', `${label} in the XML declaration`);
+    }
+    assert.equal(parse(Buffer.from(rss(`<item><title>${russian}</title></item>`)), 'text/xml; charset=windows-1251').entries[0]!.title, russian);
+  });
+
+  for (const [charset, text] of [
+    ['iso-8859-2', 'Zażółć gęślą jaźń'],
+    ['iso-8859-5', 'Привет, мир'],
+    ['iso-8859-15', 'Œuvre à 5 €'],
+  ] as const) {
+    it(`decodes a real ${charset} body labelled as such`, () => {
+      const body = iconv.encode(rss(`<item><title>${text}</title></item>`).replace('encoding="utf-8"', `encoding="${charset}"`), charset);
+      assert.equal(parse(body, `application/rss+xml; charset=${charset}`).entries[0]!.title, text);
+      const feed = parse(body);
+      assert.equal(feed.charset, charset);
+      assert.equal(feed.entries[0]!.title, text, 'from the XML declaration');
+    });
+  }
 
   it('falls back to windows-1252 when the declared UTF-8 is not UTF-8', () => {
     const body = iconv.encode(rss('<item><title>Café “quoted”</title></item>'), 'windows-1252');
