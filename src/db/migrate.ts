@@ -6,6 +6,7 @@ import * as feeds from './migrations/003_feeds.js';
 import * as feedSchedule from './migrations/004_feed_schedule.js';
 import * as leads from './migrations/005_leads.js';
 import * as feedEntryKeys from './migrations/006_feed_entry_keys.js';
+import * as leadFixes from './migrations/007_lead_fixes.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '004_feed_schedule': feedSchedule,
   '005_leads': leads,
   '006_feed_entry_keys': feedEntryKeys,
+  '007_lead_fixes': leadFixes,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<MigrationResult[]> {

@@ -248,6 +248,8 @@ export interface LeadJobTable {
   research_note: string | null;
   generator: string | null;
   lease_until: string | null;
+  /** The token of the claim holding the lease (migration 007); a runner's writes are checked against it. */
+  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
   attempts: number;
   created_at: string;
   updated_at: string;
@@ -274,6 +276,8 @@ export interface IdempotencyKeyTable {
   response: string | null;
   created_at: string;
   expires_at: string;
+  /** Last sign of life of the request holding an in-progress key (migration 007). */
+  renewed_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LeadUsageTable {

@@ -2,6 +2,9 @@
  * At most `limit` leads of one account (its plan's concurrentLeads) are researched and generated at once in this process; the others wait
  * their turn, first come first served. One busy account thus cannot take every outbound connection (or every LLM
  * call) of the instance.
+ *
+ * Synchronous requests wait in line (`run`); the worker takes a slot only when one is free (`tryAcquire`) and
+ * leaves a queued job in the database otherwise, so that it claims only jobs that can start now.
  */
 export class AccountSlots {
   private readonly running = new Map<number, number>();
@@ -16,12 +19,16 @@ export class AccountSlots {
     }
   }
 
-  private acquire(accountId: number, limit: number): Promise<void> {
+  /** Takes a slot if one is free now (nobody waits for one then); the caller must release it. */
+  tryAcquire(accountId: number, limit: number): boolean {
     const running = this.running.get(accountId) ?? 0;
-    if (running < limit) {
-      this.running.set(accountId, running + 1);
-      return Promise.resolve();
-    }
+    if (running >= limit) return false;
+    this.running.set(accountId, running + 1);
+    return true;
+  }
+
+  private acquire(accountId: number, limit: number): Promise<void> {
+    if (this.tryAcquire(accountId, limit)) return Promise.resolve();
     return new Promise((resolve) => {
       const queue = this.waiting.get(accountId) ?? [];
       queue.push(resolve);
@@ -29,7 +36,7 @@ export class AccountSlots {
     });
   }
 
-  private release(accountId: number): void {
+  release(accountId: number): void {
     const queue = this.waiting.get(accountId);
     const next = queue?.shift();
     if (next) {

@@ -33,21 +33,42 @@ export interface LeadApi {
   close(): Promise<void>;
 }
 
+export interface LeadApiDeps {
+  config: Config;
+  storage: Storage;
+  log: FastifyBaseLogger;
+  /** The worker's lease and how often it is renewed (defaults: LEASE_MS, a quarter of it); tests shorten them. */
+  worker?: { leaseMs?: number; renewEveryMs?: number };
+}
+
 /** Builds the lead pipeline from the configuration: what app.ts, the composition root, mounts. */
-export function buildLeadApi({ config, storage, log }: { config: Config; storage: Storage; log: FastifyBaseLogger }): LeadApi {
+export function buildLeadApi({ config, storage, log, worker: workerOptions = {} }: LeadApiDeps): LeadApi {
   const { db, dialect } = storage;
   const settings = config.leads;
   const fetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: RESEARCH_USER_AGENT });
   const llm = config.llm.baseUrl ? createLlmClient({ baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, model: config.llm.model }) : undefined;
   const writer = new EmailWriter(llm);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined;
+  // A command Redis does not answer within a second fails, and the rate limit counts in memory instead (http/rate-limit.ts).
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false })
+    ? new Redis(config.redisUrl, { connectTimeout: 1000, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false })
     : undefined;
-  redis?.on('error', (error) => log.warn({ err: error }, 'Redis is unreachable: rate limits hold per process until it is back'));
+  // Said once an outage (ioredis reports every reconnection attempt), and again when Redis is back.
+  let redisDown = false;
+  redis?.on('error', (error) => {
+    if (redisDown) return;
+    redisDown = true;
+    log.warn({ err: error }, 'Redis is unreachable: rate limits hold per process until it is back');
+  });
+  redis?.on('ready', () => {
+    if (!redisDown) return;
+    redisDown = false;
+    log.info('Redis is back: rate limits are shared across instances again');
+  });
   const checker = createEmailChecker({ mx: settings.checkMx ? dns.promises : undefined });
   const templates = new TemplateService(db);
   let worker: LeadWorker | undefined;
+  const slots = new AccountSlots();
   const leads = new LeadService({
     db,
     dialect,
@@ -56,12 +77,12 @@ export function buildLeadApi({ config, storage, log }: { config: Config; storage
     companies: new CompanyDirectory(db, (domain) => researchCompany(domain, { fetcher, siteUrlTemplate: config.companySiteUrl }), settings.companyCacheTtlHours * HOUR_MS),
     writer,
     templates,
-    slots: new AccountSlots(),
+    slots,
     ...(mailer ? { mailer } : {}),
     onQueued: () => worker?.wake(),
   });
   if (settings.worker) {
-    worker = new LeadWorker({ db, dialect, leads, pollMs: settings.workerPollMs, concurrency: WORKER_CONCURRENCY, log });
+    worker = new LeadWorker({ db, dialect, leads, slots, plans: settings.plans, pollMs: settings.workerPollMs, concurrency: WORKER_CONCURRENCY, log, ...workerOptions });
   }
   const idempotency = new IdempotencyStore(db);
   let sweeper: NodeJS.Timeout | undefined;

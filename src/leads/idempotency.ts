@@ -5,6 +5,14 @@ import { AppError, conflict } from '../errors.js';
 import { nowIso } from '../time.js';
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
+/**
+ * A request holding a key shows it is alive every RENEW_MS while it runs, however long it waits (for an account slot,
+ * a slow site, an LLM and its retries). A key in progress not renewed for ABANDONED_MS — four renewals missed — was
+ * left by a process that died (or lost its database that long), so the client's retry takes it over rather than
+ * meeting a 409 until the key expires. A live request is never taken over, however long it runs.
+ */
+export const IDEMPOTENCY_RENEW_MS = 30_000;
+export const IDEMPOTENCY_ABANDONED_MS = 4 * IDEMPOTENCY_RENEW_MS;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 export interface StoredResponse {
@@ -14,7 +22,8 @@ export interface StoredResponse {
 
 /**
  * Idempotency-Key as Stripe has it: the first response to a key is kept for 24 hours and replayed for the same
- * request; the same key with another request, or while the first is still running, is a 409.
+ * request; the same key with another request, or while the first is still running, is a 409. A key whose request
+ * stopped showing signs of life (its process died) is taken over by the same request.
  */
 export class IdempotencyStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -40,7 +49,7 @@ export class IdempotencyStore {
       // Expired (or removed a moment ago): the key starts afresh. Only one of two racing requests takes it over.
       const taken = await this.db
         .updateTable('idempotency_keys')
-        .set({ request_hash: requestHash, status_code: null, response: null, created_at: now, expires_at: row.expires_at })
+        .set({ request_hash: requestHash, status_code: null, response: null, created_at: now, expires_at: row.expires_at, renewed_at: null })
         .where('account_id', '=', accountId)
         .where('key', '=', key)
         .where('expires_at', '<=', now)
@@ -53,9 +62,44 @@ export class IdempotencyStore {
       throw conflict('This Idempotency-Key was already used with a different request; use a new key for a new request');
     }
     if (existing.status_code === null || existing.response === null) {
+      if (await this.takeOverAbandoned(accountId, key, existing.renewed_at ?? existing.created_at)) return undefined;
       throw conflict('A request with this Idempotency-Key is being processed; retry when it has finished');
     }
     return { statusCode: existing.status_code, body: JSON.parse(existing.response) };
+  }
+
+  /**
+   * Takes over a key in progress whose request last showed life at `lastSign`, if that is longer ago than
+   * IDEMPOTENCY_ABANDONED_MS. The update checks the sign it saw, so only one of two racing retries takes it.
+   */
+  private async takeOverAbandoned(accountId: number, key: string, lastSign: string): Promise<boolean> {
+    if (Date.parse(lastSign) > Date.now() - IDEMPOTENCY_ABANDONED_MS) return false;
+    const taken = await this.db
+      .updateTable('idempotency_keys')
+      .set({ renewed_at: nowIso() })
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .where('status_code', 'is', null)
+      .where((eb) => eb(eb.fn.coalesce('renewed_at', 'created_at'), '=', lastSign))
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) === 1;
+  }
+
+  /** Renews a key in progress every IDEMPOTENCY_RENEW_MS until `stop` is called (when its request has an answer). */
+  hold(accountId: number, key: string): { stop(): void } {
+    const timer = setInterval(() => {
+      this.db
+        .updateTable('idempotency_keys')
+        .set({ renewed_at: nowIso() })
+        .where('account_id', '=', accountId)
+        .where('key', '=', key)
+        .where('status_code', 'is', null)
+        .execute()
+        // A failed renewal only makes a takeover possible sooner; the request goes on.
+        .catch(() => undefined);
+    }, IDEMPOTENCY_RENEW_MS);
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
   }
 
   async complete(accountId: number, key: string, response: StoredResponse): Promise<void> {

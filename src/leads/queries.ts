@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../db/connection.js';
+import type { PlanName } from '../config.js';
 import type { CompanyProfileTable, Database, LeadJobStatus, LeadJobTable } from '../db/types.js';
 
 /** A job as the service handles it (seq, the storage's order, stays in SQL). */
@@ -22,6 +23,7 @@ export function newJob(identity: JobIdentity, changes: Partial<LeadJobRow> = {})
     research_note: null,
     generator: null,
     lease_until: null,
+    lease_owner: null,
     attempts: 0,
     updated_at: identity.created_at,
     scraping_at: null,
@@ -36,8 +38,16 @@ export async function insertJob(db: Kysely<Database>, job: LeadJobRow): Promise<
   await db.insertInto('lead_jobs').values(job).execute();
 }
 
-export async function updateJob(db: Kysely<Database>, id: string, changes: Partial<LeadJobRow>): Promise<void> {
-  await db.updateTable('lead_jobs').set(changes).where('id', '=', id).execute();
+/**
+ * Writes a job's changes. With `leaseOwner` (a queued job run by the worker) the write only happens while that claim
+ * still holds the job: once the lease ran out and another claim took the job over, a stale runner changes nothing.
+ * Returns whether the row was written.
+ */
+export async function updateJob(db: Kysely<Database>, id: string, changes: Partial<LeadJobRow>, leaseOwner?: string): Promise<boolean> {
+  let update = db.updateTable('lead_jobs').set(changes).where('id', '=', id);
+  if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function findJob(db: Kysely<Database>, accountId: number, id: string): Promise<LeadJobRow | undefined> {
@@ -63,26 +73,78 @@ export async function pageOfJobs(
   return { total: Number(count.total), jobs };
 }
 
+/** Statuses of a job that has not ended: a queued job in one of them is the worker's to run. */
+const UNFINISHED: LeadJobStatus[] = ['pending', 'scraping', 'generating', 'sending'];
+
+/** A queued job that could be claimed now, with its account's plan (which bounds the account's jobs in flight). */
+export interface QueueCandidate {
+  id: string;
+  account_id: number;
+  plan: PlanName;
+}
+
 /**
- * Takes up to `limit` queued jobs for this worker: pending ones, and running ones whose lease ran out (their
- * instance stopped mid-way). On PostgreSQL, `FOR UPDATE SKIP LOCKED` lets several instances claim at once without
- * taking the same job; SQLite has one writer, so the single UPDATE is enough there.
+ * Queued jobs free to claim: pending ones, and unfinished ones whose lease ran out (their instance stopped mid-way),
+ * in submission order, but at most `perAccount[plan]` of each account. One account's backlog thus cannot fill a
+ * claim and hold other accounts' jobs back behind it. Reads only; claimJobs takes them.
  */
-export async function claimQueuedJobs(db: Kysely<Database>, dialect: Dialect, now: string, leaseUntil: string, limit: number): Promise<LeadJobRow[]> {
+export async function queueCandidates(
+  db: Kysely<Database>,
+  now: string,
+  perAccount: Record<PlanName, number>,
+  limit: number,
+): Promise<QueueCandidate[]> {
+  const { rows } = await sql<QueueCandidate>`
+    select id, account_id, plan from (
+      select j.id, j.account_id, j.seq, a.plan,
+        row_number() over (partition by j.account_id order by j.seq) as place
+      from lead_jobs j join accounts a on a.id = j.account_id
+      where j.run_async = 1
+        and j.status in (${sql.join(UNFINISHED)})
+        and (j.lease_until is null or j.lease_until < ${now})
+    ) queued
+    where place <= case plan
+      when 'pro' then cast(${perAccount.pro} as integer)
+      when 'business' then cast(${perAccount.business} as integer)
+      else cast(${perAccount.free} as integer) end
+    order by seq
+    limit ${limit}`.execute(db);
+  return rows.map((row) => ({ ...row, account_id: Number(row.account_id) }));
+}
+
+/**
+ * Leases the given queued jobs to one claim (`owner`, a fresh token) until `leaseUntil`, and returns those it got:
+ * a job another instance claimed in the meantime is left out. The status stays as it is (the run sets `scraping`
+ * when research starts). On PostgreSQL, `FOR UPDATE SKIP LOCKED` lets several instances claim at once without taking
+ * the same job; SQLite has one writer, so the single UPDATE is enough there.
+ */
+export async function claimJobs(db: Kysely<Database>, dialect: Dialect, ids: string[], owner: string, now: string, leaseUntil: string): Promise<LeadJobRow[]> {
+  if (ids.length === 0) return [];
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const { rows } = await sql<LeadJobRow>`
+  const { rows } = await sql<LeadJobRow & { seq?: number }>`
     update lead_jobs
-    set status = 'scraping', scraping_at = ${now}, lease_until = ${leaseUntil}, attempts = attempts + 1, updated_at = ${now}
+    set lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
     where id in (
       select id from lead_jobs
-      where run_async = 1
-        and (status = 'pending' or (status in ('scraping', 'generating', 'sending') and lease_until < ${now}))
-      order by seq
-      limit ${limit}
+      where id in (${sql.join(ids)})
+        and run_async = 1
+        and status in (${sql.join(UNFINISHED)})
+        and (lease_until is null or lease_until < ${now})
       ${lock}
     )
     returning *`.execute(db);
-  return rows;
+  return rows.map(({ seq: _seq, ...job }) => job);
+}
+
+/** Extends the leases of the claims this instance holds (`owners`), for the jobs that have not ended yet. */
+export async function renewLeases(db: Kysely<Database>, owners: string[], leaseUntil: string): Promise<void> {
+  if (owners.length === 0) return;
+  await db
+    .updateTable('lead_jobs')
+    .set({ lease_until: leaseUntil })
+    .where('lease_owner', 'in', owners)
+    .where('status', 'in', UNFINISHED)
+    .execute();
 }
 
 export async function findCompanyProfile(db: Kysely<Database>, domain: string, now: string): Promise<CompanyProfileTable | undefined> {
@@ -103,10 +165,22 @@ export async function monthlyUsage(db: Kysely<Database>, accountId: number, mont
   return row?.leads ?? 0;
 }
 
-export async function countLead(db: Kysely<Database>, accountId: number, month: string): Promise<void> {
-  await db
+/**
+ * Counts one lead against the month's quota, unless the quota is used up: returns false then, and counts nothing.
+ * One statement (an upsert whose update holds a condition), so concurrent requests cannot pass the quota together:
+ * PostgreSQL locks the row and re-checks the condition on its latest version; SQLite has one writer. Run it in the
+ * transaction that inserts the job, so a lead is counted exactly when its job exists.
+ */
+export async function countLeadWithinQuota(db: Kysely<Database>, accountId: number, month: string, quota: number): Promise<boolean> {
+  const result = await db
     .insertInto('lead_usage')
     .values({ account_id: accountId, month, leads: 1 })
-    .onConflict((oc) => oc.columns(['account_id', 'month']).doUpdateSet({ leads: sql`lead_usage.leads + 1` }))
-    .execute();
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'month'])
+        .doUpdateSet({ leads: sql`lead_usage.leads + 1` })
+        .where('lead_usage.leads', '<', quota),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }

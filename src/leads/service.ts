@@ -15,7 +15,7 @@ import type { CompanyProfile } from './research/index.js';
 import { LlmError } from './generation/llm.js';
 import { IdempotencyStore, type StoredResponse } from './idempotency.js';
 import { MailError, type Mailer } from './mailer.js';
-import { countLead, findJob, insertJob, type LeadJobRow, monthlyUsage, newJob, pageOfJobs, statusesOf, updateJob } from './queries.js';
+import { countLeadWithinQuota, findJob, insertJob, type LeadJobRow, monthlyUsage, newJob, pageOfJobs, statusesOf, updateJob } from './queries.js';
 import { checkedTemplate, type TemplateService } from './templates/service.js';
 
 export interface LeadInput {
@@ -67,6 +67,20 @@ export interface JobView {
 
 const NAME_MAX_LENGTH = 100;
 
+/** A queued job's run lost its lease to another claim (its instance stalled past the lease): it stops, writing nothing. */
+export class LeaseLostError extends Error {
+  constructor(jobId: string) {
+    super(`Job ${jobId} was taken over by another claim`);
+  }
+}
+
+interface RunOptions {
+  /** The worker's claim: every write names it, so that a run whose job was taken over changes nothing. */
+  leaseOwner?: string;
+  /** The worker took the account's slot already (it claims only jobs that can start at once). */
+  slotHeld?: boolean;
+}
+
 /** The company a template preview is written for. */
 const SAMPLE_COMPANY: CompanyProfile = {
   name: 'Zeppelin Works',
@@ -91,18 +105,24 @@ export class LeadService {
     assertLeadApiUser(principal);
     const lead = normalized(input);
     const key = options.idempotencyKey === undefined ? undefined : IdempotencyStore.validKey(options.idempotencyKey);
-    if (key !== undefined) {
-      const replay = await this.idempotency.begin(principal.accountId, key, IdempotencyStore.hashRequest({ ...lead, sendTo: options.sendTo ?? null }));
-      if (replay) return { ...replay, replayed: true };
-    }
+    if (key === undefined) return { ...(await this.accept(principal, lead, options)), replayed: false };
+    // Whether the answer is the email (200) or a job to follow (202) is part of the request: the same key with the
+    // other choice is another request (409), never a replay of an answer of the other kind.
+    const request = { ...lead, sendTo: options.sendTo ?? null, respondAsync: options.respondAsync === true };
+    const replay = await this.idempotency.begin(principal.accountId, key, IdempotencyStore.hashRequest(request));
+    if (replay) return { ...replay, replayed: true };
+    // While this request runs, it shows the key is still in hand (a key left by a process that died is taken over).
+    const holding = this.idempotency.hold(principal.accountId, key);
     let response: StoredResponse;
     try {
       response = await this.accept(principal, lead, options);
     } catch (error) {
-      if (key !== undefined) await this.idempotency.release(principal.accountId, key);
+      holding.stop();
+      await this.idempotency.release(principal.accountId, key);
       throw error;
     }
-    if (key !== undefined) await this.idempotency.complete(principal.accountId, key, response);
+    holding.stop();
+    await this.idempotency.complete(principal.accountId, key, response);
     return { ...response, replayed: false };
   }
 
@@ -129,21 +149,18 @@ export class LeadService {
       await insertJob(this.deps.db, { ...job, status: 'rejected', rejection_reason: check.reason ?? null, error_message: message, completed_at: now });
       return { statusCode: 200, body: { success: false, error: message, businessEmail: false, reason: check.reason, jobId: job.id } };
     }
-    await this.assertQuota(principal);
+    // The lead is counted and its job inserted together, and the count refuses past the quota: concurrent requests
+    // cannot pass the quota together, and a refused one leaves nothing behind.
+    const quota = this.deps.settings.plans[principal.plan].monthlyLeads;
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await countLeadWithinQuota(trx, principal.accountId, now.slice(0, 7), quota))) throw quotaExceeded(principal.plan, quota);
+      await insertJob(trx, job);
+    });
     if (options.respondAsync) {
-      await this.deps.db.transaction().execute(async (trx) => {
-        await insertJob(trx, job);
-        await countLead(trx, principal.accountId, now.slice(0, 7));
-      });
       this.deps.onQueued?.();
       return { statusCode: 202, body: { success: true, jobId: job.id, status: 'pending' } };
     }
-    const started: LeadJobRow = { ...job, status: 'scraping', scraping_at: now };
-    await this.deps.db.transaction().execute(async (trx) => {
-      await insertJob(trx, started);
-      await countLead(trx, principal.accountId, now.slice(0, 7));
-    });
-    const finished = await this.run(started, template);
+    const finished = await this.run(job, template);
     if (finished.status === 'completed') {
       return {
         statusCode: 200,
@@ -163,23 +180,31 @@ export class LeadService {
     };
   }
 
-  /** Runs a queued job the worker has claimed (its status is already `scraping`). */
-  async runClaimed(job: LeadJobRow): Promise<LeadJobRow> {
+  /**
+   * Runs a queued job the worker has claimed as `leaseOwner`, holding the account's slot for it. Throws
+   * LeaseLostError when another claim took the job over meanwhile (nothing more is written then).
+   */
+  async runClaimed(job: LeadJobRow, leaseOwner: string): Promise<LeadJobRow> {
     const template = job.template_id ? await this.deps.templates.forLead(job.account_id, job.template_id).catch(() => undefined) : undefined;
-    return this.run(job, template ?? (await this.deps.templates.forLead(job.account_id, undefined)));
+    return this.run(job, template ?? (await this.deps.templates.forLead(job.account_id, undefined)), { leaseOwner, slotHeld: true });
   }
 
   /** Research and generation; every step is stored as it happens. Returns the job as it ended. */
-  private async run(job: LeadJobRow, template: LeadTemplateTable | undefined): Promise<LeadJobRow> {
+  private async run(job: LeadJobRow, template: LeadTemplateTable | undefined, options: RunOptions = {}): Promise<LeadJobRow> {
     const { db } = this.deps;
     let current = job;
     const step = async (changes: Partial<LeadJobRow>) => {
       current = { ...current, ...changes, updated_at: nowIso() };
-      await updateJob(db, job.id, { ...changes, updated_at: current.updated_at });
+      const written = await updateJob(db, job.id, { ...changes, updated_at: current.updated_at }, options.leaseOwner);
+      if (!written && options.leaseOwner !== undefined) throw new LeaseLostError(job.id);
     };
     try {
       const sender = await this.sender(job.account_id);
-      const email = await this.deps.slots.run(job.account_id, this.deps.settings.plans[sender.plan].concurrentLeads, async () => {
+      const inSlot = <T>(work: () => Promise<T>) =>
+        options.slotHeld ? work() : this.deps.slots.run(job.account_id, this.deps.settings.plans[sender.plan].concurrentLeads, work);
+      const email = await inSlot(async () => {
+        // Research starts now that the lead has its slot (until then it waited, pending).
+        await step({ status: 'scraping', scraping_at: nowIso() });
         const company = await this.deps.companies.lookup(job.domain);
         await step({
           status: 'generating',
@@ -199,6 +224,7 @@ export class LeadService {
         await step({ ...written, status: 'completed', completed_at: nowIso(), lease_until: null });
       }
     } catch (error) {
+      if (error instanceof LeaseLostError) throw error;
       await step({ status: 'failed', error_message: failureMessage(error), completed_at: nowIso(), lease_until: null });
       if (!(error instanceof LlmError) && !(error instanceof MailError)) throw error;
     }
@@ -276,20 +302,6 @@ export class LeadService {
     const limits = this.deps.settings.plans[plan];
     return { plan, month, leads: await monthlyUsage(this.deps.db, accountId, month), monthly_leads: limits.monthlyLeads, requests_per_minute: limits.requestsPerMinute };
   }
-
-  private async assertQuota(principal: Principal): Promise<void> {
-    const now = new Date();
-    const quota = this.deps.settings.plans[principal.plan].monthlyLeads;
-    const used = await monthlyUsage(this.deps.db, principal.accountId, now.toISOString().slice(0, 7));
-    if (used < quota) return;
-    const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-    throw new AppError(
-      'quota_exceeded',
-      `The ${principal.plan} plan includes ${quota} leads a month, all used; the quota renews on ${new Date(nextMonth).toISOString().slice(0, 10)}`,
-      [],
-      Math.ceil((nextMonth - now.getTime()) / 1000),
-    );
-  }
 }
 
 /** The lead API belongs to the account: its owner's keys, not those of portal clients. */
@@ -309,6 +321,18 @@ function normalized(input: LeadInput): LeadInput {
   if (lastName.length > NAME_MAX_LENGTH) problems.push({ path: '/lastName', message: `must be at most ${NAME_MAX_LENGTH} characters` });
   if (problems.length > 0) throw validationError(problems);
   return { firstName, lastName, email, ...(input.templateId === undefined ? {} : { templateId: input.templateId.toLowerCase() }) };
+}
+
+/** 429 quota_exceeded, with Retry-After until the quota renews on the 1st of next month (UTC). */
+function quotaExceeded(plan: PlanName, quota: number): AppError {
+  const now = new Date();
+  const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  return new AppError(
+    'quota_exceeded',
+    `The ${plan} plan includes ${quota} leads a month, all used; the quota renews on ${new Date(nextMonth).toISOString().slice(0, 10)}`,
+    [],
+    Math.ceil((nextMonth - now.getTime()) / 1000),
+  );
 }
 
 function domainPart(email: string): string {

@@ -1,41 +1,71 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { PlanLimits, PlanName } from '../config.js';
 import type { Dialect } from '../db/connection.js';
 import type { Database } from '../db/types.js';
 import { nowIso } from '../time.js';
-import { claimQueuedJobs, type LeadJobRow, updateJob } from './queries.js';
-import type { LeadService } from './service.js';
+import type { AccountSlots } from './account-slots.js';
+import { claimJobs, type LeadJobRow, queueCandidates, renewLeases, updateJob } from './queries.js';
+import { LeaseLostError, type LeadService } from './service.js';
 
-/** Longer than any job takes (research ≤ ~10 s, an LLM with its retries ≤ ~2 min): an older lease means its instance stopped. */
-const LEASE_MS = 5 * 60 * 1000;
+/**
+ * How long a claim holds a job without a sign of life. The instance running a job renews its lease every
+ * `LEASE_MS / 4` for as long as the job runs, however slow the site or the LLM, so only an instance that stopped (or
+ * lost the database for that long) lets a lease run out; another instance then takes the job over.
+ */
+export const LEASE_MS = 5 * 60 * 1000;
 /** A job whose instance stopped this many times is not tried again. */
 const MAX_ATTEMPTS = 3;
+/** Queued jobs read per claim at most (each account's share already bounded by its plan). */
+const CANDIDATES_MAX = 500;
 
 export interface LeadWorkerDeps {
   db: Kysely<Database>;
   dialect: Dialect;
   leads: LeadService;
+  /** The per-account bound shared with synchronous requests: a job is claimed only when its account has a free slot. */
+  slots: AccountSlots;
+  plans: Record<PlanName, PlanLimits>;
   pollMs: number;
   /** Jobs this instance runs at once (across accounts; AccountSlots bounds each account). */
   concurrency: number;
   log: FastifyBaseLogger;
+  /** Defaults to LEASE_MS; tests shorten it. */
+  leaseMs?: number;
+  /** How often the leases of the jobs in hand are renewed; defaults to a quarter of the lease. */
+  renewEveryMs?: number;
 }
 
 /**
  * Runs the jobs queued with `Prefer: respond-async`. Jobs are leased in SQL, so several instances share one queue
  * without a second queue engine; a job is woken at once in the instance that queued it, by polling in the others.
+ *
+ * A claim takes only jobs that can start at once: each account's free slots in this instance (its plan's leads in
+ * flight, less those running here), in submission order, so one account's backlog neither waits here under a lease
+ * nor holds back other accounts' jobs. Every claim draws a token; the leases of the jobs in hand are renewed while they
+ * run, and every write of a run names its token, so a run whose job was taken over changes nothing any more.
  */
 export class LeadWorker {
   private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   private readonly running = new Set<Promise<void>>();
+  /** The claims whose jobs are in hand, with how many of their jobs still run. */
+  private readonly owners = new Map<string, number>();
   private claiming: Promise<void> | undefined;
   private lookAgain = false;
   private stopped = true;
+  private readonly leaseMs: number;
 
-  constructor(private readonly deps: LeadWorkerDeps) {}
+  constructor(private readonly deps: LeadWorkerDeps) {
+    this.leaseMs = deps.leaseMs ?? LEASE_MS;
+  }
 
   start(): void {
     this.stopped = false;
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => void this.renew(), this.deps.renewEveryMs ?? Math.max(1, Math.floor(this.leaseMs / 4)));
+    this.heartbeat.unref();
     this.schedule(0);
   }
 
@@ -48,7 +78,9 @@ export class LeadWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.claiming;
+    // The jobs in hand finish (their leases still renewed meanwhile).
     await Promise.allSettled([...this.running]);
+    clearInterval(this.heartbeat);
   }
 
   /** Claims what this instance has room for and starts it; resolves once the claimed jobs are started. */
@@ -80,13 +112,45 @@ export class LeadWorker {
     this.timer.unref();
   }
 
+  private async renew(): Promise<void> {
+    try {
+      await renewLeases(this.deps.db, [...this.owners.keys()], new Date(Date.now() + this.leaseMs).toISOString());
+    } catch (error) {
+      this.deps.log.warn({ err: error }, 'lead worker could not renew its leases');
+    }
+  }
+
   private async claim(): Promise<void> {
     const room = this.deps.concurrency - this.running.size;
     if (room <= 0 || this.stopped) return;
+    const { db, dialect, plans, slots } = this.deps;
     const now = new Date();
-    const jobs = await claimQueuedJobs(this.deps.db, this.deps.dialect, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), room);
+    const perAccount = { free: plans.free.concurrentLeads, pro: plans.pro.concurrentLeads, business: plans.business.concurrentLeads };
+    const candidates = await queueCandidates(db, now.toISOString(), perAccount, CANDIDATES_MAX);
+    // Slots are taken before the claim, so a job claimed here starts at once.
+    const chosen = [];
+    for (const candidate of candidates) {
+      if (chosen.length >= room) break;
+      if (slots.tryAcquire(candidate.account_id, plans[candidate.plan].concurrentLeads)) chosen.push(candidate);
+    }
+    if (chosen.length === 0) return;
+    const owner = randomUUID();
+    let jobs: LeadJobRow[] = [];
+    try {
+      jobs = await claimJobs(db, dialect, chosen.map((candidate) => candidate.id), owner, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString());
+    } finally {
+      // Another instance may have claimed some of them meanwhile: their slots go back.
+      const got = new Set(jobs.map((job) => job.id));
+      for (const candidate of chosen) if (!got.has(candidate.id)) slots.release(candidate.account_id);
+    }
+    if (jobs.length === 0) return;
+    this.owners.set(owner, jobs.length);
     for (const job of jobs) {
-      const run = this.runOne(job).finally(() => {
+      const run = this.runOne(job, owner).finally(() => {
+        slots.release(job.account_id);
+        const left = (this.owners.get(owner) ?? 1) - 1;
+        if (left === 0) this.owners.delete(owner);
+        else this.owners.set(owner, left);
         this.running.delete(run);
         // A slot is free: more jobs may be waiting.
         this.wake();
@@ -95,20 +159,29 @@ export class LeadWorker {
     }
   }
 
-  private async runOne(job: LeadJobRow): Promise<void> {
+  private async runOne(job: LeadJobRow, owner: string): Promise<void> {
     try {
       if (job.attempts > MAX_ATTEMPTS) {
-        await updateJob(this.deps.db, job.id, {
-          status: 'failed',
-          error_message: `Gave up after ${MAX_ATTEMPTS} attempts: the job was interrupted each time`,
-          completed_at: nowIso(),
-          updated_at: nowIso(),
-          lease_until: null,
-        });
+        await updateJob(
+          this.deps.db,
+          job.id,
+          {
+            status: 'failed',
+            error_message: `Gave up after ${MAX_ATTEMPTS} attempts: the job was interrupted each time`,
+            completed_at: nowIso(),
+            updated_at: nowIso(),
+            lease_until: null,
+          },
+          owner,
+        );
         return;
       }
-      await this.deps.leads.runClaimed(job);
+      await this.deps.leads.runClaimed(job, owner);
     } catch (error) {
+      if (error instanceof LeaseLostError) {
+        this.deps.log.warn({ job_id: job.id }, 'lead job was taken over by another claim after its lease ran out; this run stopped and wrote nothing more');
+        return;
+      }
       this.deps.log.error({ err: error, job_id: job.id }, 'lead job failed on our side');
     }
   }

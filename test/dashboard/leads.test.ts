@@ -492,6 +492,19 @@ describe('the try-it form without SMTP, and its requests-a-minute limit', () => 
     expectPage(await visitor.get('/leads'), 200);
     expectPage(await visitor.get('/leads/jobs'), 200);
   });
+
+  it('spends one count with the lead API: the form and the API together get the plan’s requests a minute', async () => {
+    const visitor = pageClient(t.app);
+    const { apiKey } = await signUp(visitor);
+    assert.equal((await client(t.app, apiKey).post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'))).status, 200);
+    await visitor.get('/leads');
+    jobIdOf((await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com' })).location);
+    await visitor.get('/leads');
+    expectPage(await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com' }), 429);
+    const limited = await client(t.app, apiKey).post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'));
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers['ratelimit-remaining'], '0');
+  });
 });
 
 describe('a job whose email the relay refuses', () => {

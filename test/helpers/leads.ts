@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config.js';
 import { type Dialect, openStorage, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { buildLeadApi, type LeadApiDeps } from '../../src/leads/compose.js';
 import { type client, createTestDatabase } from './app.js';
 import { html, json, type LocalServer } from './local-server.js';
 
@@ -96,4 +97,15 @@ export async function startInstances(dialect: Dialect, count: number, env: Recor
       await rm(folder, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Another instance's lead worker on the same database, built as the app builds it (buildLeadApi) but with the lease
+ * the test gives: with the app started with LEAD_WORKER=false, the jobs the app queues are run by these workers only.
+ */
+export function startLeadWorker(instance: { config: Config; storage: Storage; app: FastifyInstance }, worker: NonNullable<LeadApiDeps['worker']>) {
+  const config: Config = { ...instance.config, leads: { ...instance.config.leads, worker: true } };
+  const api = buildLeadApi({ config, storage: instance.storage, log: instance.app.log, worker });
+  api.start();
+  return api;
 }

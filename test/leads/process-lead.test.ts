@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { client, createOwner, DIALECTS, expectError, type Owner, startApp, type TestApp } from '../helpers/app.js';
-import { companyHome, LEADS, lead, serveCompany, siteEnv } from '../helpers/leads.js';
-import { type LocalServer, startLocalServer } from '../helpers/local-server.js';
+import { IDEMPOTENCY_ABANDONED_MS } from '../../src/leads/idempotency.js';
+import { companyHome, LEADS, lead, serveCompany, siteEnv, waitForJob } from '../helpers/leads.js';
+import { html, type LocalServer, startLocalServer } from '../helpers/local-server.js';
 import { createClientUser } from '../helpers/roles.js';
 import { TemplateService } from '../../src/leads/templates/service.js';
 
@@ -213,6 +215,76 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(second.body, first.body);
         expectError(await api.post(`${LEADS}/process-lead`, lead('ada@gmail.com'), { 'idempotency-key': 'x'.repeat(256) }), 400, 'validation_failed');
       });
+
+      it('takes the Prefer choice as part of the request: the same key with the other choice is 409, not a replay', async () => {
+        const own = client(test.app, (await createOwner(test.storage)).apiKey);
+        const syncFirst = { 'idempotency-key': 'prefer-1' };
+        assert.equal((await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), syncFirst)).status, 200);
+        expectError(await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), { ...syncFirst, prefer: 'respond-async' }), 409, 'conflict');
+        const asyncFirst = { 'idempotency-key': 'prefer-2', prefer: 'respond-async' };
+        const queued = await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), asyncFirst);
+        assert.equal(queued.status, 202, queued.raw);
+        expectError(await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), { 'idempotency-key': 'prefer-2' }), 409, 'conflict');
+        // The same choice again is still a replay.
+        const again = await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), asyncFirst);
+        assert.equal(again.status, 202);
+        assert.equal(again.body.jobId, queued.body.jobId);
+        assert.equal(again.headers['idempotent-replayed'], 'true');
+        await waitForJob(own, queued.body.jobId);
+      });
+
+      it('is 409 while the first request with the key still runs, then replays its answer', async () => {
+        let releaseSite!: () => void;
+        const siteReleased = new Promise<void>((resolve) => (releaseSite = resolve));
+        site.routes.set('/slow-idem.example.com/', async (_request, response) => {
+          await siteReleased;
+          html(response, companyHome({ name: 'Slow Idem', description: 'Slow Idem takes its time.', product: 'Patience' }));
+        });
+        const own = client(test.app, (await createOwner(test.storage)).apiKey);
+        const headers = { 'idempotency-key': 'running-1' };
+        const first = own.post(`${LEADS}/process-lead`, lead('ada@slow-idem.example.com'), headers);
+        while (!site.requests.some((request) => request.path === '/slow-idem.example.com/')) await sleep(10);
+        const meanwhile = expectError(await own.post(`${LEADS}/process-lead`, lead('ada@slow-idem.example.com'), headers), 409, 'conflict');
+        assert.match(meanwhile.message, /being processed/);
+        releaseSite();
+        const answer = await first;
+        assert.equal(answer.status, 200, answer.raw);
+        const replay = await own.post(`${LEADS}/process-lead`, lead('ada@slow-idem.example.com'), headers);
+        assert.deepEqual(replay.body, answer.body);
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.equal((await own.get(`${LEADS}/jobs`)).body.pagination.total, 1);
+      });
+
+      it('lets a retry take over a key left in progress by a process that died, not one still alive', async () => {
+        const account = await createOwner(test.storage);
+        const own = client(test.app, account.apiKey);
+        const headers = { 'idempotency-key': 'orphan-1' };
+        const first = await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), headers);
+        assert.equal(first.status, 200, first.raw);
+        // The key as a request that died before answering leaves it: in progress, its last sign of life `at`.
+        const leftInProgress = (at: number) =>
+          test.storage.db
+            .updateTable('idempotency_keys')
+            .set({ status_code: null, response: null, created_at: new Date(at).toISOString(), renewed_at: null })
+            .where('account_id', '=', account.accountId)
+            .where('key', '=', 'orphan-1')
+            .execute();
+        // Recently: its process may well be running it still.
+        await leftInProgress(Date.now() - 5_000);
+        expectError(await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), headers), 409, 'conflict');
+        // Silent for longer than a live request ever is (it renews the key while it runs): the retry takes it over.
+        await leftInProgress(Date.now() - IDEMPOTENCY_ABANDONED_MS - 1_000);
+        // Not with another body, though.
+        expectError(await own.post(`${LEADS}/process-lead`, lead('grace@zeppelin-works.com'), headers), 409, 'conflict');
+        const retried = await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), headers);
+        assert.equal(retried.status, 200, retried.raw);
+        assert.equal(retried.headers['idempotent-replayed'], undefined);
+        assert.notEqual(retried.body.jobId, first.body.jobId);
+        // Its answer is the key's answer from now on.
+        const replay = await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), headers);
+        assert.equal(replay.body.jobId, retried.body.jobId);
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+      });
     });
 
     describe('leads in flight', () => {
@@ -271,6 +343,31 @@ for (const dialect of DIALECTS) {
           // A non-business address is still answered: rejections cost nothing.
           assert.equal((await own.post(`${LEADS}/process-lead`, lead('d@gmail.com'))).body.businessEmail, false);
           assert.equal((await own.get(`${LEADS}/jobs`)).body.pagination.total, 4);
+        } finally {
+          await quotaApp.close();
+        }
+      });
+
+      it('holds under concurrent requests: of 10 at once with 8 leads left, exactly 8 are accepted', async () => {
+        const quotaApp = await startApp(dialect, siteEnv(site, { PLAN_FREE_MONTHLY_LEADS: '8', PLAN_FREE_RPM: '1000', LEAD_WORKER: 'false' }));
+        try {
+          const account = await createOwner(quotaApp.storage);
+          const own = client(quotaApp.app, account.apiKey);
+          // Both ways of asking: answered with the email, and queued.
+          const answers = await Promise.all(
+            Array.from({ length: 10 }, (_, index) =>
+              own.post(`${LEADS}/process-lead`, lead(`q${index}@zeppelin-works.com`), index % 2 === 0 ? {} : { prefer: 'respond-async' }),
+            ),
+          );
+          const accepted = answers.filter((answer) => answer.status === 200 || answer.status === 202);
+          const refused = answers.filter((answer) => answer.status === 429);
+          assert.equal(accepted.length, 8, answers.map((answer) => answer.status).join(' '));
+          for (const answer of refused) expectError(answer, 429, 'quota_exceeded');
+          assert.equal(refused.length, 2);
+          const usage = await quotaApp.storage.db.selectFrom('lead_usage').select('leads').where('account_id', '=', account.accountId).execute();
+          assert.deepEqual(usage, [{ leads: 8 }]);
+          // A refused request leaves no job behind.
+          assert.equal((await own.get(`${LEADS}/jobs`)).body.pagination.total, 8);
         } finally {
           await quotaApp.close();
         }

@@ -1,11 +1,46 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { client, createOwner, DIALECTS, expectError, startApp, type TestApp } from '../helpers/app.js';
 import { companyHome, LEADS, lead, serveCompany, siteEnv, startInstances } from '../helpers/leads.js';
 import { type LocalServer, startLocalServer } from '../helpers/local-server.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
+
+/** A port of 127.0.0.1 nothing listens on (taken, then given back). */
+async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A TCP relay to Redis that the test can cut, as when Redis goes away under a running instance. */
+async function startRelay(target: URL) {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    sockets.add(socket).add(upstream);
+    socket.pipe(upstream).pipe(socket);
+    const end = () => {
+      socket.destroy();
+      upstream.destroy();
+    };
+    socket.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    async cut() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 if (process.env.CI === 'true' && !REDIS_URL) throw new Error('CI must run the Redis tests: set TEST_REDIS_URL');
 
 describe('plan rate limits on the lead API', () => {
@@ -53,11 +88,24 @@ describe('plan rate limits on the lead API', () => {
     assert.equal(freeAnswer.headers['ratelimit-limit'], '3');
   });
 
-  it('lets requests pass when Redis is unreachable, and still stops promptly', async () => {
-    const down = await startApp('sqlite', siteEnv(site, { REDIS_URL: 'redis://127.0.0.1:1', PLAN_FREE_RPM: '1' }));
+  it('counts per process when Redis is unreachable: past the plan’s limit is still 429, and it stops promptly', async () => {
+    const port = await unusedPort();
+    const down = await startApp('sqlite', siteEnv(site, { REDIS_URL: `redis://127.0.0.1:${port}`, PLAN_FREE_RPM: '2', PLAN_PRO_RPM: '3' }));
     try {
       const api = client(down.app, (await createOwner(down.storage)).apiKey);
-      for (let index = 0; index < 3; index += 1) assert.equal((await api.get(`${LEADS}/jobs`)).status, 200);
+      const first = await api.get(`${LEADS}/jobs`);
+      assert.equal(first.status, 200, first.raw);
+      assert.equal(first.headers['ratelimit-limit'], '2');
+      assert.equal(first.headers['ratelimit-remaining'], '1');
+      assert.equal((await api.get(`${LEADS}/jobs`)).status, 200);
+      const refused = await api.get(`${LEADS}/jobs`);
+      expectError(refused, 429, 'rate_limited');
+      assert.ok(Number(refused.headers['retry-after']) >= 1);
+      // Still per account and by plan.
+      const pro = client(down.app, (await createOwner(down.storage, 'pro')).apiKey);
+      const statuses: number[] = [];
+      for (let index = 0; index < 4; index += 1) statuses.push((await pro.get(`${LEADS}/jobs`)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
     } finally {
       const started = Date.now();
       await down.close();
@@ -95,3 +143,23 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('rate limits when Redis goes away under a running instance', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, () => {
+  it('counts in Redis while it answers, then per process: never unlimited', async () => {
+    const relay = await startRelay(new URL(REDIS_URL!));
+    const test = await startApp('sqlite', { REDIS_URL: relay.url, REDIS_KEY_PREFIX: `masthead-test-${randomBytes(6).toString('hex')}:`, PLAN_FREE_RPM: '3', LEAD_WORKER: 'false' });
+    try {
+      const api = client(test.app, (await createOwner(test.storage)).apiKey);
+      assert.equal((await api.get(`${LEADS}/jobs`)).headers['ratelimit-remaining'], '2');
+      await relay.cut();
+      // Redis's count is out of reach now; this process counts afresh, up to the plan's limit.
+      const statuses: number[] = [];
+      for (let index = 0; index < 4; index += 1) statuses.push((await api.get(`${LEADS}/jobs`)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+    } finally {
+      const started = Date.now();
+      await test.close();
+      assert.ok(Date.now() - started < 2_000, 'closing does not wait for Redis');
+    }
+  });
+});

@@ -6,6 +6,7 @@ import type { JobView } from '../../leads/service.js';
 import { checked, controlCharacterProblems, type FormBody, formBody, pageNumber, problemsOf, schemaProblems, text } from '../forms.js';
 import { html, linkUrl, type SafeHtml } from '../html.js';
 import { badge, checkboxes, csrfInput, errorSummary, field, type FormErrors, notice, select, table, when } from '../layout.js';
+import { planRateLimitStore } from '../../http/rate-limit.js';
 import type { DashboardOptions } from '../routes.js';
 import { viewerOf } from '../session.js';
 import { noticeOf, ownerPrincipal, queryText, render } from './common.js';
@@ -249,20 +250,15 @@ ${website ? html`<dt>Website</dt><dd class="mono"><a href="${website}" rel="noop
   });
 }
 
-/**
- * The try-it form spends the lead API's requests-a-minute as the API does (same plan limit and key; one counter
- * with the API when REDIS_URL is set, else a budget of the dashboard's own in each process).
- */
+/** The try-it form spends the lead API's requests a minute: the same plan limit, the same count as the API's. */
 async function leadRateLimiter(app: FastifyInstance, options: DashboardOptions) {
-  const { plans, redis, keyPrefix } = options.leadRateLimit;
+  const { plans } = options.leadRateLimit;
   await app.register(rateLimit, {
     global: false,
     timeWindow: 60_000,
     max: async (request) => plans[ownerPrincipal(request).plan].requestsPerMinute,
     keyGenerator: (request) => `account:${ownerPrincipal(request).accountId}`,
-    ...(redis ? { redis } : {}),
-    nameSpace: `${keyPrefix}rate:`,
-    skipOnError: true,
+    ...planRateLimitStore(options.leadRateLimit),
   });
   const check = app.createRateLimit();
   return async (request: FastifyRequest): Promise<void> => {
