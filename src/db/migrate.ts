@@ -7,6 +7,7 @@ import * as feedSchedule from './migrations/004_feed_schedule.js';
 import * as leads from './migrations/005_leads.js';
 import * as feedEntryKeys from './migrations/006_feed_entry_keys.js';
 import * as leadFixes from './migrations/007_lead_fixes.js';
+import * as searchUnaccent from './migrations/008_search_unaccent.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '005_leads': leads,
   '006_feed_entry_keys': feedEntryKeys,
   '007_lead_fixes': leadFixes,
+  '008_search_unaccent': searchUnaccent,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<MigrationResult[]> {

@@ -542,6 +542,12 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await search('ardening'), []);
       });
 
+      it('ignores accents, in the text and in the filter, on both databases', async () => {
+        assert.deepEqual(await search('cafe'), ['Café culture']);
+        assert.deepEqual(await search('CAFÉ'), ['Café culture']);
+        assert.deepEqual(await search('éspresso'), ['Café culture']);
+      });
+
       it('requires every word (AND), wherever each one is', async () => {
         assert.deepEqual(await search('spring garden'), ['Gardening in spring']);
         assert.deepEqual(await search('roses frost'), ['Winter roses']);

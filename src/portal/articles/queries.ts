@@ -100,10 +100,10 @@ export class ArticleQueries {
   private matches(words: string[]) {
     if (this.dialect === 'postgres') {
       const tsquery = words.map((word) => `${word}:*`).join(' & ');
-      // The same expression as the index (migration 001). Punctuation splits words as SQLite's tokenizer does,
-      // so `com` finds "example.com" on both databases.
-      return sql<boolean>`to_tsvector('simple', regexp_replace(coalesce(articles.title, '') || ' ' || coalesce(articles.info, ''), '[[:punct:]]+', ' ', 'g'))
-        @@ to_tsquery('simple', ${tsquery})`;
+      // The same expression as the index (migration 008). Punctuation splits words as SQLite's tokenizer does,
+      // so `com` finds "example.com" on both databases, and accents are ignored on both (`cafe` finds "Café").
+      return sql<boolean>`to_tsvector('simple', masthead_unaccent(regexp_replace(coalesce(articles.title, '') || ' ' || coalesce(articles.info, ''), '[[:punct:]]+', ' ', 'g')))
+        @@ to_tsquery('simple', masthead_unaccent(${tsquery}))`;
     }
     const match = words.map((word) => `"${word}"*`).join(' ');
     return sql<boolean>`articles.id in (select rowid from articles_fts where articles_fts match ${match})`;
