@@ -9,14 +9,15 @@
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (10), BENCH_WARMUP seconds (2), BENCH_CONNECTIONS (10),
 // BENCH_ONLY=get,deep,... to run some scenarios (the bare route always runs; `feeds` names the feed rows of
-// bench/feeds.ts and `leads` the lead API rows of bench/leads.ts, which run after the articles table;
-// BENCH_ONLY=feeds or BENCH_ONLY=leads runs them alone, without seeding),
+// bench/feeds.ts, `leads` the lead API rows of bench/leads.ts and `dashboard` the page loads of bench/dashboard.ts,
+// which run after the articles table; BENCH_ONLY=feeds, leads or dashboard runs them alone, without seeding),
 // BENCH_NODE_ARGS extra node flags for the servers (e.g. "--cpu-prof --cpu-prof-dir=.bench/prof").
 
 import { cpus } from 'node:os';
 import { relative } from 'node:path';
 import { ROOT, type Server, killAll, startServer, stopServer } from './children.js';
 import { othersShare, sampleCpu } from './cpu.js';
+import { runDashboardBench } from './dashboard.js';
 import { runFeedBench } from './feeds.js';
 import { runLeadBench } from './leads.js';
 import { type LoadOptions, type LoadRequest, type Measurement, measure } from './load.js';
@@ -34,9 +35,10 @@ const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 10);
 const ARTICLE_IDS = 2_000;
 const CREATE_BODIES = 100;
 const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter((key) => key !== '');
-const RUN_ARTICLES = !ONLY || ONLY.some((key) => key !== 'feeds' && key !== 'leads');
+const RUN_ARTICLES = !ONLY || ONLY.some((key) => key !== 'feeds' && key !== 'leads' && key !== 'dashboard');
 const RUN_FEEDS = !ONLY || ONLY.includes('feeds');
 const RUN_LEADS = !ONLY || ONLY.includes('leads');
+const RUN_DASHBOARD = !ONLY || ONLY.includes('dashboard');
 
 interface Scenario {
   key: string;
@@ -314,6 +316,7 @@ try {
   process.exitCode = RUN_ARTICLES ? await main() : 0;
   if (RUN_FEEDS) await runFeedBench();
   if (RUN_LEADS) await runLeadBench();
+  if (RUN_DASHBOARD) await runDashboardBench();
 } catch (error) {
   console.error(`\nbench: ${error instanceof Error ? error.message : String(error)}`);
   killAll();
