@@ -151,16 +151,29 @@ export class LeadService {
     }
     // The lead is counted and its job inserted together, and the count refuses past the quota: concurrent requests
     // cannot pass the quota together, and a refused one leaves nothing behind.
-    const quota = this.deps.settings.plans[principal.plan].monthlyLeads;
-    await this.deps.db.transaction().execute(async (trx) => {
-      if (!(await countLeadWithinQuota(trx, principal.accountId, now.slice(0, 7), quota))) throw quotaExceeded(principal.plan, quota);
-      await insertJob(trx, job);
-    });
+    const limits = this.deps.settings.plans[principal.plan];
+    // A synchronous lead whose account has a free slot starts at once: its job is stored as `scraping` already.
+    const slotHeld = !options.respondAsync && this.deps.slots.tryAcquire(principal.accountId, limits.concurrentLeads);
+    const stored: LeadJobRow = slotHeld ? { ...job, status: 'scraping', scraping_at: now } : job;
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        if (!(await countLeadWithinQuota(trx, principal.accountId, now.slice(0, 7), limits.monthlyLeads))) throw quotaExceeded(principal.plan, limits.monthlyLeads);
+        await insertJob(trx, stored);
+      });
+    } catch (error) {
+      if (slotHeld) this.deps.slots.release(principal.accountId);
+      throw error;
+    }
     if (options.respondAsync) {
       this.deps.onQueued?.();
       return { statusCode: 202, body: { success: true, jobId: job.id, status: 'pending' } };
     }
-    const finished = await this.run(job, template);
+    let finished: LeadJobRow;
+    try {
+      finished = await this.run(stored, template, { slotHeld });
+    } finally {
+      if (slotHeld) this.deps.slots.release(principal.accountId);
+    }
     if (finished.status === 'completed') {
       return {
         statusCode: 200,
@@ -204,7 +217,7 @@ export class LeadService {
         options.slotHeld ? work() : this.deps.slots.run(job.account_id, this.deps.settings.plans[sender.plan].concurrentLeads, work);
       const email = await inSlot(async () => {
         // Research starts now that the lead has its slot (until then it waited, pending).
-        await step({ status: 'scraping', scraping_at: nowIso() });
+        if (current.status === 'pending') await step({ status: 'scraping', scraping_at: nowIso() });
         const company = await this.deps.companies.lookup(job.domain);
         await step({
           status: 'generating',
