@@ -449,41 +449,24 @@ for (const dialect of DIALECTS) {
       assert.equal((await articlesOf(feed.id)).length, 0);
     });
 
-    it('stores the new URL after a 301, keeps it after a 302', async () => {
-      const target = nextPath('target');
-      server.routes.set(target, serveFeed(() => rss([{ guid: 'r', title: 'Moved' }])));
-      const permanent = nextPath('moved');
-      const temporary = nextPath('temp');
-      server.routes.set(permanent, serveFeed(() => rss([])));
-      server.routes.set(temporary, serveFeed(() => rss([])));
-      const movedFeed = (await api.post(feeds(), { url: `${server.base}${permanent}` })).body;
-      const tempFeed = (await api.post(feeds(), { url: `${server.base}${temporary}` })).body;
-      server.routes.set(permanent, redirect(301, target));
-      server.routes.set(temporary, redirect(302, target));
-      const moved = await api.post(`${feeds(movedFeed.id)}/synchronize`);
-      assert.equal(moved.body.imported, 1);
-      assert.equal((await api.get(feeds(movedFeed.id))).body.url, `${server.base}${target}`);
-      const temp = await api.post(`${feeds(tempFeed.id)}/synchronize`);
-      assert.equal(temp.body.imported, 1);
-      assert.equal((await api.get(feeds(tempFeed.id))).body.url, `${server.base}${temporary}`);
-    });
-
-    it('stores the new URL after a 308, keeps it after a 307', async () => {
-      const target = nextPath('target');
-      server.routes.set(target, serveFeed(() => rss([{ guid: 'r8', title: 'Moved for good' }])));
-      const permanent = nextPath('moved');
-      const temporary = nextPath('temp');
-      server.routes.set(permanent, serveFeed(() => rss([])));
-      server.routes.set(temporary, serveFeed(() => rss([])));
-      const movedFeed = (await api.post(feeds(), { url: `${server.base}${permanent}` })).body;
-      const tempFeed = (await api.post(feeds(), { url: `${server.base}${temporary}` })).body;
-      server.routes.set(permanent, redirect(308, target));
-      server.routes.set(temporary, redirect(307, target));
-      assert.equal((await sync(movedFeed.id)).imported, 1);
-      assert.equal((await api.get(feeds(movedFeed.id))).body.url, `${server.base}${target}`);
-      assert.equal((await sync(tempFeed.id)).imported, 1);
-      assert.equal((await api.get(feeds(tempFeed.id))).body.url, `${server.base}${temporary}`);
-    });
+    for (const [permanentStatus, temporaryStatus] of [[301, 302], [308, 307]] as const) {
+      it(`stores the new URL after a ${permanentStatus}, keeps it after a ${temporaryStatus}`, async () => {
+        const target = nextPath('target');
+        server.routes.set(target, serveFeed(() => rss([{ guid: `r${permanentStatus}`, title: 'Moved' }])));
+        const permanent = nextPath('moved');
+        const temporary = nextPath('temp');
+        server.routes.set(permanent, serveFeed(() => rss([])));
+        server.routes.set(temporary, serveFeed(() => rss([])));
+        const movedFeed = (await api.post(feeds(), { url: `${server.base}${permanent}` })).body;
+        const tempFeed = (await api.post(feeds(), { url: `${server.base}${temporary}` })).body;
+        server.routes.set(permanent, redirect(permanentStatus, target));
+        server.routes.set(temporary, redirect(temporaryStatus, target));
+        assert.equal((await sync(movedFeed.id)).imported, 1);
+        assert.equal((await api.get(feeds(movedFeed.id))).body.url, `${server.base}${target}`);
+        assert.equal((await sync(tempFeed.id)).imported, 1);
+        assert.equal((await api.get(feeds(tempFeed.id))).body.url, `${server.base}${temporary}`);
+      });
+    }
 
     it('stores Last-Modified and sends it back as If-Modified-Since; on 304 writes nothing', async () => {
       const path = nextPath();
