@@ -16,7 +16,7 @@ export function contentHash(entry: Pick<NormalizedEntry, 'title' | 'html' | 'sum
   return createHash('sha256').update(`${entry.title}\n${entry.html || entry.summary}`).digest('hex');
 }
 
-export const KEY_CRITERIA: readonly EntryKeyKind[] = ['guid', 'link', 'hash'];
+const KEY_CRITERIA: readonly EntryKeyKind[] = ['guid', 'link', 'hash'];
 
 type Keyed = Pick<NormalizedEntry, 'key' | 'keyKind' | 'guid' | 'link' | 'title' | 'html' | 'summary' | 'sourceHash'>;
 
