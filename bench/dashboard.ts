@@ -13,7 +13,7 @@ import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { PublicationService } from '../src/portal/publications/service.js';
 import { TemplateService } from '../src/leads/templates/service.js';
-import { CHROMIUM_PATH, launchChromium } from '../test/dashboard/browser.js';
+import { CHROMIUM_PATH, openBrowser } from '../test/dashboard/browser.js';
 import { ROOT, startServer, stopServer } from './children.js';
 import { fixed, table } from './report.js';
 
@@ -50,7 +50,7 @@ export async function runDashboardBench(): Promise<void> {
 
   const server = await startServer('masthead', 'bench/server.ts', { DATABASE_URL: databasePath, PORT: '0', LOG_LEVEL: 'silent', LEAD_WORKER: 'false', FEED_SCHEDULER: 'off' });
   const base = `http://127.0.0.1:${server.port}`;
-  const browser = await launchChromium();
+  const chromium = await openBrowser(base);
   try {
     for (let index = 0; index < ARTICLES; index += 1) {
       const response = await fetch(`${base}/api/portal/v1/articles/${publication.app_id}`, {
@@ -60,8 +60,7 @@ export async function runDashboardBench(): Promise<void> {
       });
       if (response.status !== 201) throw new Error(`creating an article answered ${response.status}: ${await response.text()}`);
     }
-    const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
+    const page = await chromium.newPage();
     await page.goto('/sign-in');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
@@ -97,9 +96,8 @@ export async function runDashboardBench(): Promise<void> {
     console.log('');
     console.log(table(['dashboard page (Chromium, headless)', 'HTML KB', 'server p50 ms', 'load p50 ms', 'load p95 ms', 'load max ms'], rows, [false, true, true, true, true, true]));
     console.log(`\nevery page loads in under 1 s: ${slowest < 1000 ? 'PASS' : 'FAIL'} (slowest ${fixed(slowest, 1)} ms over ${LOADS} loads of each)`);
-    await context.close();
   } finally {
-    await browser.close();
+    await chromium.close();
     await stopServer(server);
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${databasePath}${suffix}`, { force: true });
   }

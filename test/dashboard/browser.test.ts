@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Storage } from '../../src/db/connection.js';
 import { PublicationService } from '../../src/portal/publications/service.js';
 import { DIALECTS, startApp, type TestApp } from '../helpers/app.js';
 import { PORTAL } from '../helpers/portal.js';
 import { createClientUser } from '../helpers/roles.js';
-import { launchChromium, otherSite, screenshot, signUpIn, skipWithoutChromium } from './browser.js';
+import { type BrowserSession, openBrowser, otherSite, screenshot, signUpIn, skipWithoutChromium } from './browser.js';
 import { feedServer, PASSWORD, rss } from './helpers.js';
 
 // End-to-end through Debian's Chromium on the first database (SQLite unless only PostgreSQL is set up): the pages'
@@ -16,31 +16,23 @@ import { feedServer, PASSWORD, rss } from './helpers.js';
 describe('the dashboard in Chromium', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
   let base: string;
-  let browser: Browser;
+  let chromium: BrowserSession;
   let blog: Awaited<ReturnType<typeof feedServer>>;
-  const contexts: BrowserContext[] = [];
 
   before(async () => {
     blog = await feedServer();
     t = await startApp(DIALECTS[0]!, { OUTBOUND_ALLOW: `127.0.0.1:${blog.port}` });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    chromium = await openBrowser(base);
   });
   after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
+    await chromium?.close();
     await t?.close();
     await blog?.close();
   });
 
-  /** A fresh browser profile (no cookies), at a desktop width unless told otherwise. */
-  async function newPage(viewport = { width: 1280, height: 860 }): Promise<Page> {
-    const context = await browser.newContext({ viewport, baseURL: base });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    return context.newPage();
-  }
+  const newPage = (viewport?: { width: number; height: number }) => chromium.newPage(viewport);
 
   async function accountOf(storage: Storage, email: string): Promise<number> {
     return (await storage.db.selectFrom('users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow()).account_id;

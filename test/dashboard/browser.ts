@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { PASSWORD, uniqueEmail } from './helpers.js';
 
 /** Debian's Chromium (`apt-get install chromium`); never a browser downloaded by Playwright. */
@@ -33,6 +33,28 @@ export function launchChromium(): Promise<Browser> {
     ],
   });
 }
+
+/** Chromium opened on a server's base URL: each page in a fresh profile (no cookies), all closed together. */
+export async function openBrowser(base: string) {
+  const browser = await launchChromium();
+  const contexts: BrowserContext[] = [];
+  return {
+    base,
+    /** A page in a profile of its own, at a desktop width unless told otherwise. */
+    async newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
+      const context = await browser.newContext({ viewport, baseURL: base });
+      context.setDefaultTimeout(15_000);
+      contexts.push(context);
+      return context.newPage();
+    },
+    async close(): Promise<void> {
+      for (const context of contexts) await context.close();
+      await browser.close();
+    },
+  };
+}
+
+export type BrowserSession = Awaited<ReturnType<typeof openBrowser>>;
 
 const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
 

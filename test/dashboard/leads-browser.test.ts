@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { DIALECTS, startApp, type TestApp } from '../helpers/app.js';
 import { companyHome, serveCompany, siteEnv } from '../helpers/leads.js';
 import { html, type LocalServer, startLocalServer } from '../helpers/local-server.js';
-import { launchChromium, screenshot, signUpIn, skipWithoutChromium } from './browser.js';
+import { type BrowserSession, openBrowser, screenshot, signUpIn, skipWithoutChromium } from './browser.js';
 import { startSmtpServer } from './smtp.js';
 
 const ZEPPELIN = companyHome({
@@ -21,10 +21,9 @@ const ZEPPELIN = companyHome({
 describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
   let base: string;
-  let browser: Browser;
+  let chromium: BrowserSession;
   let site: LocalServer;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-  const contexts: BrowserContext[] = [];
 
   before(async () => {
     site = await startLocalServer();
@@ -38,21 +37,22 @@ describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium },
     t = await startApp(DIALECTS[0]!, siteEnv(site, { SMTP_URL: smtp.url }));
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    chromium = await openBrowser(base);
   });
   after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
+    await chromium?.close();
     await t?.close();
     await site?.close();
     await smtp?.close();
   });
 
-  async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ viewport, baseURL: base });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    return context.newPage();
+  const newPage = (viewport?: { width: number; height: number }) => chromium.newPage(viewport);
+
+  /** Fills the try-it form: the first name and address given, last name Lovelace. */
+  async function fillLead(page: Page, firstName: string, email: string): Promise<void> {
+    await page.getByLabel('First name').fill(firstName);
+    await page.getByLabel('Last name').fill('Lovelace');
+    await page.getByLabel('Email', { exact: true }).fill(email);
   }
 
   const owned = (page: Page) => page.evaluate(() => (window as unknown as { __owned?: number }).__owned);
@@ -126,9 +126,7 @@ describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium },
     const { email } = await signUpIn(page);
     await page.getByRole('link', { name: 'Leads' }).click();
     assert.ok(await page.getByText(`Send it to me at ${email}`).isVisible());
-    await page.getByLabel('First name').fill('Ada');
-    await page.getByLabel('Last name').fill('Lovelace');
-    await page.getByLabel('Email', { exact: true }).fill('ada@slow-zeppelin.com');
+    await fillLead(page, 'Ada', 'ada@slow-zeppelin.com');
     await screenshot(page, 'leads');
     await page.getByRole('button', { name: 'Process lead' }).click();
     await page.getByText('The lead is accepted: this page follows its job.').waitFor();
@@ -148,9 +146,7 @@ describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium },
     const page = await newPage();
     await signUpIn(page);
     await page.goto('/leads');
-    await page.getByLabel('First name').fill('<img src=x onerror="window.__owned = 2">');
-    await page.getByLabel('Last name').fill('Lovelace');
-    await page.getByLabel('Email', { exact: true }).fill('ada@zeppelin-works.com');
+    await fillLead(page, '<img src=x onerror="window.__owned = 2">', 'ada@zeppelin-works.com');
     await page.getByRole('button', { name: 'Process lead' }).click();
     const live = page.locator('#job-live');
     await live.locator('[role="status"] .badge.completed').waitFor();
@@ -165,9 +161,7 @@ describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium },
     await signUpIn(page);
     await page.goto('/leads');
     const submit = async (first: string, address: string) => {
-      await page.getByLabel('First name').fill(first);
-      await page.getByLabel('Last name').fill('Lovelace');
-      await page.getByLabel('Email', { exact: true }).fill(address);
+      await fillLead(page, first, address);
       await page.getByRole('button', { name: 'Process lead' }).click();
     };
     await submit('Ada', 'ada@gmail.com');
@@ -203,9 +197,7 @@ describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium },
     const page = await newPage();
     const { email } = await signUpIn(page);
     await page.goto('/leads');
-    await page.getByLabel('First name').fill('Ada');
-    await page.getByLabel('Last name').fill('Lovelace');
-    await page.getByLabel('Email', { exact: true }).fill('ada@zeppelin-works.com');
+    await fillLead(page, 'Ada', 'ada@zeppelin-works.com');
     await page.getByLabel(`Send it to me at ${email}`).check();
     const before = smtp.messages.length;
     await page.getByRole('button', { name: 'Process lead' }).click();
@@ -224,9 +216,7 @@ describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium },
     const page = await newPage();
     await signUpIn(page, undefined, 'Airship Media');
     await page.goto('/leads');
-    await page.getByLabel('First name').fill('Ada');
-    await page.getByLabel('Last name').fill('Lovelace');
-    await page.getByLabel('Email', { exact: true }).fill('ada@zeppelin-works.com');
+    await fillLead(page, 'Ada', 'ada@zeppelin-works.com');
     await page.getByRole('button', { name: 'Process lead' }).click();
     await page.locator('#job-live [role="status"] .badge.completed').waitFor();
 
@@ -255,9 +245,7 @@ describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium },
     await page.getByText('The template is saved.').waitFor();
     const editor = new URL(page.url()).pathname;
     await page.goto('/leads');
-    await page.getByLabel('First name').fill('Ada');
-    await page.getByLabel('Last name').fill('Lovelace');
-    await page.getByLabel('Email', { exact: true }).fill('ada@zeppelin-works.com');
+    await fillLead(page, 'Ada', 'ada@zeppelin-works.com');
     await page.getByRole('button', { name: 'Process lead' }).click();
     await page.locator('#job-live [role="status"] .badge.completed').waitFor();
     const job = new URL(page.url()).pathname;
