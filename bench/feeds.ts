@@ -6,7 +6,8 @@
 //    and via 200 with identical content, with the rows each one writes (counted by temporary triggers).
 // 2. Parsing throughput in MB/s of Masthead's parser (src/portal/feeds: decoding, parsing, normalizing and
 //    sanitizing every entry) beside rss-parser and @rowanmanning/feed-parser (parsing only, every field read) on the
-//    same inputs: the XML files of the corpora in shared/feeds that all three read, and the generated feed.
+//    same inputs: the XML files of the test corpus that all three read (test/fixtures/feeds, or the larger folder
+//    named by FEED_CORPUS, e.g. FEED_CORPUS=../shared/feeds), and the generated feed.
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { sql } from 'kysely';
 import RssParser from 'rss-parser';
 import type { FeedEntry } from '../src/portal/feeds/entries.js';
 import { parseFeed } from '../src/portal/feeds/index.js';
-import { CORPUS, feedFiles, read } from '../test/portal/feeds/corpus.js';
+import { read, wellFormedFiles } from '../test/portal/feeds/corpus.js';
 import { fixed, table } from './report.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -225,7 +226,7 @@ const PARSERS: Parser[] = [
 
 /** The XML files of the corpora that every parser reads without an error (JSON Feed is Masthead's alone). */
 async function corpusInputs(): Promise<Input[]> {
-  const files = [...feedFiles(join(CORPUS, 'feedparser/wellformed')), ...feedFiles(join(CORPUS, 'sample-feeds-examples'))].filter((path) => !path.endsWith('.json'));
+  const files = wellFormedFiles().filter((path) => !path.endsWith('.json'));
   const inputs: Input[] = [];
   for (const path of files) {
     const body = read(path);

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { basename, join, relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseFeed } from '../../../src/portal/feeds/index.js';
 import { client, createOwner, createPublication, DIALECTS, startApp, type TestApp } from '../../helpers/app.js';
 import { PORTAL } from '../../helpers/portal.js';
-import { CORPUS, feedFiles, read } from './corpus.js';
+import { CORPUS, read, wellFormedFiles } from './corpus.js';
 import { feedServer, type FeedServer } from './fixtures.js';
 
-// Every well-formed feed of the corpora (shared/feeds), served by a local server, created and synchronized through
-// the HTTP API: each imports without a failed entry, every entry with a title or content becomes an article, and
-// no stored article carries a script, an event handler or a dangerous URL.
+// Every well-formed feed of the corpus (test/fixtures/feeds, or FEED_CORPUS), served by a local server, created and
+// synchronized through the HTTP API: each imports without a failed entry, every entry with a title or content
+// becomes an article, and no stored article carries a script, an event handler or a dangerous URL.
 
 const DANGEROUS = [/<script/i, /\son[a-z]+\s*=/i, /(?:javascript|vbscript|data):/i, /<form/i, /<object/i, /<embed/i, /<applet/i, /<meta/i, /style\s*=/i];
 /** Iframes only from the video hosts the sanitizer lists. */
@@ -31,7 +31,7 @@ for (const dialect of DIALECTS) {
     let t: TestApp;
     let api: ReturnType<typeof client>;
     let appId: string;
-    const files = [...feedFiles(join(CORPUS, 'feedparser/wellformed')), ...feedFiles(join(CORPUS, 'sample-feeds-examples'))];
+    const files = wellFormedFiles();
 
     before(async () => {
       server = await feedServer();

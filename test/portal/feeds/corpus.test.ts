@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FeedParseError, parseFeed, type NormalizedFeed } from '../../../src/portal/feeds/index.js';
-import { CORPUS, CORPUS_URL, check, expectations, feedFiles, read } from './corpus.js';
+import { CORPUS, CORPUS_URL, check, expectations, feedFiles, feedFolders, read, wellFormedFiles } from './corpus.js';
 
-// The corpora of shared/feeds: every feed reads, nothing dangerous survives, and feedparser's own
-// expectations hold for the fields Masthead keeps.
+// The feed corpus (test/fixtures/feeds, or FEED_CORPUS): every feed reads, nothing dangerous survives, and
+// feedparser's own expectations hold for the fields Masthead keeps. The feeds written for Masthead (own/) are also
+// checked one by one in corpus-own.test.ts.
 
 const DANGEROUS = [/<script/i, /\son[a-z]+\s*=/i, /(?:javascript|vbscript|data):/i];
 
@@ -26,7 +27,7 @@ function assertSafe(path: string, feed: NormalizedFeed): void {
 
 describe('feed corpora', () => {
   it('reads every well-formed feed; only genuine non-feeds are not_a_feed', () => {
-    const files = [...feedFiles(join(CORPUS, 'feedparser/wellformed')), ...feedFiles(join(CORPUS, 'sample-feeds-examples'))];
+    const files = wellFormedFiles();
     assert.ok(files.length > 1500);
     const notFeeds: string[] = [];
     let entries = 0;
@@ -45,12 +46,18 @@ describe('feed corpora', () => {
     assert.ok(entries > 1000);
   });
 
-  it('keeps every entry with a title or content (sample-feeds-examples)', () => {
-    for (const path of feedFiles(join(CORPUS, 'sample-feeds-examples'))) {
+  it('keeps every entry of the whole feeds (own/, or the folders of FEED_CORPUS beside feedparser/)', () => {
+    const files = feedFolders().flatMap((folder) => feedFiles(folder));
+    assert.ok(files.length > 0, 'no folder of whole feeds beside feedparser/');
+    for (const path of files) {
       const feed = readCorpusFile(path);
       assert.ok(!(feed instanceof FeedParseError), `${path}: ${String(feed)}`);
-      const source = read(path).toString('utf8').replace(/<!--[\s\S]*?-->/g, '');
-      const items = (source.match(/<(?:item|entry)[\s>]/g) ?? []).length + (feed.format === 'json' ? feed.entries.length : 0);
+      const text = read(path).toString('utf8').replace(/^\uFEFF/, '');
+      // Items in XML, not counting the <item> and <entry> that comments mention; a JSON Feed's items array.
+      const items = feed.format === 'json'
+        ? (JSON.parse(text) as { items?: unknown[] }).items?.length ?? 0
+        : (text.replace(/<!--[\s\S]*?-->/g, '').match(/<(?:item|entry)[\s>]/g) ?? []).length;
+      assert.ok(items > 0, `${path}: no item`);
       assert.ok(feed.entries.length >= Math.min(items, 1000), `${path}: ${feed.entries.length} of ${items}`);
     }
   });

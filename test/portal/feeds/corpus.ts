@@ -4,9 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { collapseWhitespace, htmlToText } from '../../../src/portal/feeds/text.js';
 import type { NormalizedFeed } from '../../../src/portal/feeds/types.js';
 
-// The feed corpora of shared/feeds beside the repository (see its README) and feedparser's `Expect:` expressions read as checks.
+// The feed corpus of the tests (test/fixtures/feeds, see its README) and feedparser's `Expect:` expressions read as checks.
 
-export const CORPUS = process.env.FEED_CORPUS ?? fileURLToPath(new URL('../../../../shared/feeds', import.meta.url));
+/** The feeds in the repository: feedparser's test suite (feedparser/, BSD-2) and feeds written for Masthead (own/). */
+export const FIXTURES = fileURLToPath(new URL('../../fixtures/feeds', import.meta.url));
+/**
+ * The corpus the corpus tests and the bench read: the fixtures, or a larger folder laid out alike, named by
+ * FEED_CORPUS: feedparser's suite in feedparser/, beside folders of whole feeds.
+ */
+export const CORPUS = process.env.FEED_CORPUS || FIXTURES;
 /** The URL the corpus files are read as if served from. */
 export const CORPUS_URL = 'http://127.0.0.1:8097/tests/feed.xml';
 
@@ -16,8 +22,21 @@ export function feedFiles(dir: string): string[] {
     .flatMap((name) => {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) return feedFiles(path);
-      return /^(?:README|LICENSE|COMMIT)|index\.md$/.test(name) ? [] : [path];
+      return /^(?:README|LICENSE|COMMIT|\.)|index\.md$/.test(name) ? [] : [path];
     });
+}
+
+/** The folders of whole, well-formed feeds beside feedparser/: own/ in the fixtures (a larger corpus may have others). */
+export function feedFolders(corpus = CORPUS): string[] {
+  return readdirSync(corpus)
+    .sort()
+    .filter((name) => name !== 'feedparser' && !name.startsWith('.') && statSync(join(corpus, name)).isDirectory())
+    .map((name) => join(corpus, name));
+}
+
+/** Every well-formed feed of a corpus: feedparser's wellformed/ and the folders of whole feeds. */
+export function wellFormedFiles(corpus = CORPUS): string[] {
+  return [...feedFiles(join(corpus, 'feedparser/wellformed')), ...feedFolders(corpus).flatMap((folder) => feedFiles(folder))];
 }
 
 /** A Python string literal's value (u'...', '...', "..."). */
