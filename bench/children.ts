@@ -94,3 +94,40 @@ export function reportReady(port: number, close: () => Promise<void>): void {
   if (!process.send) throw new Error('start this through bench/run.ts (it needs the IPC channel)');
   process.send({ type: 'ready', port } satisfies ReadyMessage);
 }
+
+/**
+ * The histogram of a server's own event-loop delay (bench/server.ts with BENCH_EVENT_LOOP_DELAY=1), in ms. Each value
+ * is the interval between two ticks of a `resolutionMs` timer, so an idle loop reads about `resolutionMs`.
+ */
+export interface EventLoopDelayReading {
+  resolutionMs: number;
+  count: number;
+  maxMs: number;
+  p99Ms: number;
+  meanMs: number;
+}
+
+let nextQuestion = 0;
+
+/** Sends {type, id} to a server over IPC and resolves with its answer carrying the same id. */
+export function askServer<T>(server: Server, type: string, timeoutMs = 60_000): Promise<T> {
+  const { child } = server;
+  const id = ++nextQuestion;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`${server.label}: no answer to ${type} within ${timeoutMs / 1000} s`)), timeoutMs);
+    const onMessage = (message: { id?: number }) => {
+      if (message?.id === id) done(undefined, message as T);
+    };
+    const onExit = () => done(new Error(`${server.label}: exited before answering ${type}`));
+    function done(error: Error | undefined, answer?: T) {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve(answer!);
+    }
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.send({ type, id });
+  });
+}

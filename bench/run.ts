@@ -9,8 +9,9 @@
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (10), BENCH_WARMUP seconds (2), BENCH_CONNECTIONS (10),
 // BENCH_ONLY=get,deep,... to run some scenarios (the bare route always runs; `feeds` names the feed rows of
-// bench/feeds.ts, `leads` the lead API rows of bench/leads.ts and `dashboard` the page loads of bench/dashboard.ts,
-// which run after the articles table; BENCH_ONLY=feeds, leads or dashboard runs them alone, without seeding),
+// bench/feeds.ts, `leads` the lead API rows of bench/leads.ts, `dashboard` the page loads of bench/dashboard.ts and
+// `event-loop` the event-loop delay rows of bench/event-loop.ts, which run after the articles table in that order;
+// BENCH_ONLY=feeds, leads, dashboard or event-loop runs them alone, without seeding),
 // BENCH_NODE_ARGS extra node flags for the servers (e.g. "--cpu-prof --cpu-prof-dir=.bench/prof").
 
 import { cpus } from 'node:os';
@@ -18,6 +19,7 @@ import { relative } from 'node:path';
 import { ROOT, type Server, killAll, startServer, stopServer } from './children.js';
 import { othersShare, sampleCpu } from './cpu.js';
 import { runDashboardBench } from './dashboard.js';
+import { runEventLoopBench } from './event-loop.js';
 import { runFeedBench } from './feeds.js';
 import { runLeadBench } from './leads.js';
 import { type LoadOptions, type LoadRequest, type Measurement, measure } from './load.js';
@@ -35,10 +37,12 @@ const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 10);
 const ARTICLE_IDS = 2_000;
 const CREATE_BODIES = 100;
 const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter((key) => key !== '');
-const RUN_ARTICLES = !ONLY || ONLY.some((key) => key !== 'feeds' && key !== 'leads' && key !== 'dashboard');
+const SECTIONS = ['feeds', 'leads', 'dashboard', 'event-loop'];
+const RUN_ARTICLES = !ONLY || ONLY.some((key) => !SECTIONS.includes(key));
 const RUN_FEEDS = !ONLY || ONLY.includes('feeds');
 const RUN_LEADS = !ONLY || ONLY.includes('leads');
 const RUN_DASHBOARD = !ONLY || ONLY.includes('dashboard');
+const RUN_EVENT_LOOP = !ONLY || ONLY.includes('event-loop');
 
 interface Scenario {
   key: string;
@@ -317,6 +321,7 @@ try {
   if (RUN_FEEDS) await runFeedBench();
   if (RUN_LEADS) await runLeadBench();
   if (RUN_DASHBOARD) await runDashboardBench();
+  if (RUN_EVENT_LOOP) await runEventLoopBench();
 } catch (error) {
   console.error(`\nbench: ${error instanceof Error ? error.message : String(error)}`);
   killAll();
