@@ -113,7 +113,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   };
   await app.register(portalRoutes, { prefix: '/api/portal/v1', ...portal });
   // Signing in needs no key, so it sits beside the portal's authenticated scope (same prefix), not inside it.
-  const sessions = new SessionService(db);
+  const sessions = new SessionService(db, dialect);
   await app.register(sessionRoutes, { prefix: '/api/portal/v1', sessions, accounts });
 
   const leadApi = buildLeadApi({ config, storage, log: app.log });

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Dialect } from '../db/connection.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 
@@ -82,6 +83,53 @@ export async function revokeOtherSessions(db: Kysely<Database>, userId: number, 
     .where('kind', '=', 'session')
     .where('id', '!=', keepKeyId)
     .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** The sign-in throttle's limits for one attempt: its email and IP scopes, and how many attempts each may have. */
+export interface AttemptScopes {
+  email: string;
+  ip: string;
+  maxPerEmail: number;
+  maxPerIp: number;
+}
+
+// The first key of PostgreSQL's two-key advisory locks taken by the sign-in throttle (the second is the scope's hash).
+const THROTTLE_LOCK_CLASS = 0x4d48_5331; // "MHS1"
+
+/**
+ * Counts one sign-in attempt against its email and its IP, unless either already holds its limit of attempts
+ * since `since`: the ids of the two rows written, or undefined when refused (nothing is written then). Atomic on
+ * both databases, so that however many attempts arrive at once, no more than the limit are ever counted (and so
+ * judged): one statement that counts and inserts, run on PostgreSQL under advisory locks on the two scopes (taken
+ * in the same order by everyone, email then IP, so never a deadlock), which make concurrent attempts on a scope
+ * wait for each other and each count, in a fresh snapshot, the rows its predecessors wrote. SQLite has one writer.
+ */
+export async function countAttempt(db: Kysely<Database>, dialect: Dialect, scopes: AttemptScopes, at: string, since: string): Promise<number[] | undefined> {
+  return db.transaction().execute(async (trx) => {
+    if (dialect === 'postgres') {
+      await sql`select pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${scopes.email}))`.execute(trx);
+      await sql`select pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${scopes.ip}))`.execute(trx);
+    }
+    const { rows } = await sql<{ id: number | string }>`
+      insert into sign_in_failures (scope, failed_at)
+      select attempt.scope, cast(${at} as text)
+      from (select cast(${scopes.email} as text) as scope union all select cast(${scopes.ip} as text) as scope) attempt
+      where (select count(*) from sign_in_failures where scope = ${scopes.email} and failed_at > ${since}) < ${scopes.maxPerEmail}
+        and (select count(*) from sign_in_failures where scope = ${scopes.ip} and failed_at > ${since}) < ${scopes.maxPerIp}
+      returning id`.execute(trx);
+    return rows.length === 0 ? undefined : rows.map((row) => Number(row.id));
+  });
+}
+
+/** The attempts counted against these scopes since `since`, oldest first (for Retry-After). */
+export function countedAttempts(db: Kysely<Database>, scopes: string[], since: string) {
+  return db
+    .selectFrom('sign_in_failures')
+    .select(['scope', 'failed_at'])
+    .where('scope', 'in', scopes)
+    .where('failed_at', '>', since)
+    .orderBy('failed_at')
     .execute();
 }
 

@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../db/connection.js';
 import type { Database, User } from '../db/types.js';
 import { AppError } from '../errors.js';
 import { nowIso, toPortalTimestamp } from '../time.js';
 import { verifyPassword } from './passwords.js';
-import { findUserByEmail } from './queries.js';
+import { countAttempt, countedAttempts, findUser, findUserByEmail } from './queries.js';
 import { insertKey, type Principal } from './service.js';
 
 /** A session key lives this long: a working day, then the user signs in again. */
@@ -16,6 +17,12 @@ export const MAX_FAILURES_PER_EMAIL = 5;
 export const MAX_FAILURES_PER_IP = 20;
 
 export const WRONG_CREDENTIALS = 'The email or password is wrong';
+/**
+ * What a sign-up for an email already registered is told: the same whoever holds the email, and nothing that
+ * names it as registered, so that the form is no directory of the service's users.
+ */
+export const SIGN_UP_REFUSED =
+  'We could not create an account with these details. If you already have an account, sign in instead; otherwise check the email address.';
 
 // An argon2id hash (library defaults, as hashPassword makes) of a password nobody knows: checking a password
 // against it when the email is unknown, or the user has no password, costs what a real check costs, so the
@@ -44,25 +51,62 @@ export interface SignedIn {
   expires_at: string;
 }
 
-/** Signing in with an email and password for a session key, signing out, and throttling password guessing. */
+/**
+ * Signing in with an email and password for a session key, signing up, signing out, and throttling guesses.
+ *
+ * Every attempt is counted against its email and its IP before its password is judged, in one atomic step that
+ * refuses it (429) once the email holds MAX_FAILURES_PER_EMAIL attempts in the window or the IP
+ * MAX_FAILURES_PER_IP: however many attempts arrive at once, no more than that many are ever judged. A failed
+ * attempt stays counted; a successful one is taken back, and signing in clears the email's failures.
+ */
 export class SessionService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   async signIn(input: SignInInput): Promise<SignedIn> {
     // No format check: a malformed email is simply one no user has, and is answered (and counted) like any other.
     const email = input.email.trim().toLowerCase();
-    const scopes = { email: `email:${email}`, ip: `ip:${input.ip}` };
+    const scopes = scopesOf(email, input.ip);
     const now = Date.now();
-    await this.checkThrottle(scopes, now);
+    const attempt = await this.countAttempt(scopes, now);
 
     const user = await findUserByEmail(this.db, email);
     const passwordHash = user?.password_hash ?? null;
     const matches = await verifyPassword(passwordHash ?? DUMMY_HASH, input.password);
     if (!user || passwordHash === null || !matches) {
-      await this.recordFailure(scopes, now);
+      await this.forgetExpired(now);
       throw new AppError('unauthorized', WRONG_CREDENTIALS);
     }
-    return this.openSession(user, scopes.email, now);
+    return this.openSession(user, scopes, attempt, now);
+  }
+
+  /**
+   * Signs up: `create` makes the account (AccountService.createAccount) as one attempt counted like a sign-in's,
+   * so that an address or email past the sign-in limit is refused (429) before anything is created, then opens a
+   * session for the new owner. A taken email stays counted as a failure (probing which addresses are registered is
+   * throttled like guessing passwords) and is answered with SIGN_UP_REFUSED (a conflict), which does not say so;
+   * any other refusal (a bad email or password) is not a guess and is taken back.
+   */
+  async signUp<T extends { user: { id: number } }>(input: { email: string; ip: string }, create: () => Promise<T>): Promise<{ created: T; session: SignedIn }> {
+    const scopes = scopesOf(input.email.trim().toLowerCase(), input.ip);
+    const now = Date.now();
+    const attempt = await this.countAttempt(scopes, now);
+    let created: T;
+    try {
+      created = await create();
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict') {
+        await this.forgetExpired(now);
+        throw new AppError('conflict', SIGN_UP_REFUSED);
+      }
+      await this.db.deleteFrom('sign_in_failures').where('id', 'in', attempt).execute();
+      throw error;
+    }
+    const user = await findUser(this.db, created.user.id);
+    if (!user) throw new AppError('internal', 'The new account\'s owner was not found');
+    return { created, session: await this.openSession(user, scopes, attempt, now) };
   }
 
   /** Revokes the session key the request was made with; any other kind of key is refused (400). */
@@ -74,7 +118,8 @@ export class SessionService {
     await this.db.updateTable('api_keys').set({ revoked_at: nowIso() }).where('id', '=', principal.keyId).where('revoked_at', 'is', null).execute();
   }
 
-  private async openSession(user: User, emailScope: string, now: number): Promise<SignedIn> {
+  /** Opens the session; the attempt that succeeded is taken back, and the email's failures are cleared. */
+  private async openSession(user: User, scopes: Scopes, attempt: number[], now: number): Promise<SignedIn> {
     const at = new Date(now).toISOString();
     const expiresAt = new Date(now + SESSION_TTL_MS).toISOString();
     const apiKey = await this.db.transaction().execute(async (trx) => {
@@ -83,7 +128,7 @@ export class SessionService {
         .set((eb) => ({ sign_in_count: eb('sign_in_count', '+', 1), last_seen_at: at }))
         .where('id', '=', user.id)
         .execute();
-      await trx.deleteFrom('sign_in_failures').where('scope', '=', emailScope).execute();
+      await trx.deleteFrom('sign_in_failures').where((eb) => eb.or([eb('scope', '=', scopes.email), eb('id', 'in', attempt)])).execute();
       return insertKey(trx, { userId: user.id, name: 'session', kind: 'session', expiresAt }, at);
     });
     return {
@@ -100,16 +145,23 @@ export class SessionService {
     };
   }
 
-  /** Refuses the attempt (429) while the email or the IP has too many recent failures, whatever the password. */
-  private async checkThrottle(scopes: { email: string; ip: string }, now: number): Promise<void> {
+  /**
+   * Counts the attempt against the email and the IP, atomically with checking their limits: the ids of its rows,
+   * or 429 (nothing counted) while either holds its limit, with Retry-After the seconds until the oldest of those
+   * attempts leaves the window.
+   */
+  private async countAttempt(scopes: Scopes, now: number): Promise<number[]> {
+    const at = new Date(now).toISOString();
     const since = new Date(now - FAILURE_WINDOW_MS).toISOString();
-    const rows = await this.db
-      .selectFrom('sign_in_failures')
-      .select(['scope', 'failed_at'])
-      .where('scope', 'in', [scopes.email, scopes.ip])
-      .where('failed_at', '>', since)
-      .orderBy('failed_at')
-      .execute();
+    const counted = await countAttempt(
+      this.db,
+      this.dialect,
+      { email: scopes.email, ip: scopes.ip, maxPerEmail: MAX_FAILURES_PER_EMAIL, maxPerIp: MAX_FAILURES_PER_IP },
+      at,
+      since,
+    );
+    if (counted) return counted;
+    const rows = await countedAttempts(this.db, [scopes.email, scopes.ip], since);
     let waitMs = 0;
     for (const [scope, limit] of [
       [scopes.email, MAX_FAILURES_PER_EMAIL],
@@ -117,29 +169,27 @@ export class SessionService {
     ] as const) {
       const times = rows.filter((row) => row.scope === scope).map((row) => Date.parse(row.failed_at));
       if (times.length < limit) continue;
-      // The scope falls back under its limit when this failure (the oldest, unless a race let more in) leaves.
+      // The scope falls back under its limit when the oldest of its last `limit` attempts leaves the window.
       const freeing = times[times.length - limit]!;
       waitMs = Math.max(waitMs, freeing + FAILURE_WINDOW_MS - now);
     }
-    if (waitMs > 0) {
-      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-      throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${seconds} seconds`, [], seconds);
-    }
+    // At least a second, also when the attempts that filled the scope were taken back meanwhile (they succeeded).
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${seconds} seconds`, [], seconds);
   }
 
-  /** Counts a failure against the email and the IP, and forgets failures that have left the window. */
-  private async recordFailure(scopes: { email: string; ip: string }, now: number): Promise<void> {
-    const at = new Date(now).toISOString();
+  /** Forgets every failure that has left the window (after a failure, so that the table holds only recent ones). */
+  private async forgetExpired(now: number): Promise<void> {
     const since = new Date(now - FAILURE_WINDOW_MS).toISOString();
-    await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('sign_in_failures').where('failed_at', '<=', since).execute();
-      await trx
-        .insertInto('sign_in_failures')
-        .values([
-          { scope: scopes.email, failed_at: at },
-          { scope: scopes.ip, failed_at: at },
-        ])
-        .execute();
-    });
+    await this.db.deleteFrom('sign_in_failures').where('failed_at', '<=', since).execute();
   }
+}
+
+interface Scopes {
+  email: string;
+  ip: string;
+}
+
+function scopesOf(email: string, ip: string): Scopes {
+  return { email: `email:${email}`, ip: `ip:${ip}` };
 }

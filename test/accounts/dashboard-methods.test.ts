@@ -26,7 +26,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       t = await startApp(dialect);
       accounts = new AccountService(t.storage.db);
-      sessions = new SessionService(t.storage.db);
+      sessions = new SessionService(t.storage.db, t.storage.dialect);
       owner = await createOwner(t.storage);
       email = (await t.storage.db.selectFrom('users').select('email').where('id', '=', owner.userId).executeTakeFirstOrThrow()).email;
     });

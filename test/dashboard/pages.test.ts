@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MAX_FAILURES_PER_EMAIL } from '../../src/accounts/sessions.js';
+import { MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, SIGN_UP_REFUSED } from '../../src/accounts/sessions.js';
 import { STYLESHEET } from '../../src/dashboard/assets.js';
 import type { Storage } from '../../src/db/connection.js';
 import { client, createPublication, DIALECTS, expectError, startApp, type TestApp } from '../helpers/app.js';
@@ -117,11 +117,64 @@ for (const dialect of DIALECTS) {
       page = expectPage(await visitor.post('/sign-up', { email: uniqueEmail(), password: PASSWORD, password_confirmation: 'something else' }), 400);
       assert.equal(fieldError(page, 'field-password_confirmation'), 'Must match the password');
       const { email } = await signUp(browser());
-      page = expectPage(await visitor.post('/sign-up', { email: email.toUpperCase(), password: PASSWORD, password_confirmation: PASSWORD }), 409);
-      assert.match(fieldError(page, 'field-email') ?? '', /already exists/);
+      page = expectPage(await visitor.post('/sign-up', { email: email.toUpperCase(), password: PASSWORD, password_confirmation: PASSWORD }), 400);
+      assert.ok(page.includes(SIGN_UP_REFUSED), 'a taken email gets the one answer that does not say it is taken');
       // The email typed is kept, the password is not.
       assert.match(page, new RegExp(`value="${email.toUpperCase()}"`));
       assert.doesNotMatch(page, new RegExp(PASSWORD));
+    });
+
+    it('never tells whether an email is registered: the answer is the same whoever holds it, and counts as a failed sign-in', async () => {
+      const { email: taken } = await signUp(browser());
+      const other = await signUp(browser());
+      const address = nextAddress();
+      const visitor = pageClient(t.app, { remoteAddress: address });
+      await visitor.get('/sign-up');
+      const answers = [];
+      for (const email of [taken, other.email]) {
+        const page = expectPage(await visitor.post('/sign-up', { email, password: 'another long password', password_confirmation: 'another long password' }), 400);
+        // Nothing names the email as registered, nor tells one owner's address from another's.
+        assert.doesNotMatch(page, /already exists|already registered|is taken/i);
+        answers.push(page.replace(email, 'EMAIL').replace(/name="_csrf" value="[^"]+"/, ''));
+      }
+      assert.equal(answers[0], answers[1]);
+      assert.doesNotMatch(answers[0]!, /field-email[^>]*aria-invalid/);
+      // Probing is throttled like guessing: a taken email's sign-ups count against it, as wrong passwords do.
+      for (let attempt = 1; attempt < MAX_FAILURES_PER_EMAIL; attempt += 1) {
+        expectPage(await visitor.post('/sign-up', { email: taken, password: 'another long password', password_confirmation: 'another long password' }), 400);
+      }
+      const throttled = await visitor.post('/sign-up', { email: taken, password: 'another long password', password_confirmation: 'another long password' });
+      assert.match(expectPage(throttled, 429), /Too many failed sign-ins/);
+      assert.ok(Number(throttled.headers['retry-after']) > 0);
+      const signInPage = await pageClient(t.app, { remoteAddress: nextAddress() });
+      await signInPage.get('/sign-in');
+      expectPage(await signInPage.post('/sign-in', { email: taken, password: PASSWORD }), 429);
+      // A new email's sign-up with a bad password is not a guess: it is not counted.
+      const fresh = pageClient(t.app, { remoteAddress: nextAddress() });
+      await fresh.get('/sign-up');
+      const newEmail = uniqueEmail('fresh');
+      for (let attempt = 0; attempt < MAX_FAILURES_PER_EMAIL + 1; attempt += 1) {
+        expectPage(await fresh.post('/sign-up', { email: newEmail, password: 'short', password_confirmation: 'short' }), 400);
+      }
+      await signUp(fresh, newEmail);
+    });
+
+    it('refuses a sign-up from an address past the sign-in limit (429) before creating anything', async () => {
+      const address = nextAddress();
+      const visitor = pageClient(t.app, { remoteAddress: address });
+      await visitor.get('/sign-in');
+      for (let attempt = 0; attempt < MAX_FAILURES_PER_IP; attempt += 1) {
+        expectPage(await visitor.post('/sign-in', { email: uniqueEmail('guess'), password: 'wrong password!' }), 401);
+      }
+      await visitor.get('/sign-up');
+      const email = uniqueEmail('late');
+      const refused = await visitor.post('/sign-up', { email, password: PASSWORD, password_confirmation: PASSWORD });
+      assert.match(expectPage(refused, 429), /Too many failed sign-ins/);
+      assert.ok(Number(refused.headers['retry-after']) > 0);
+      assert.equal(await t.storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(), undefined, 'no account was made');
+      assert.ok(!([] as string[]).concat((refused.headers['set-cookie'] as string[] | undefined) ?? []).some((line) => line.startsWith('mh_session=')));
+      // From another address the same sign-up works, and shows the first key.
+      await signUp(pageClient(t.app, { remoteAddress: nextAddress() }), email);
     });
 
     it('signs in with one message for a wrong email or password, and throttles guessing', async () => {
@@ -139,6 +192,20 @@ for (const dialect of DIALECTS) {
       page = expectPage(throttled, 429);
       assert.match(page, /Too many failed sign-ins/);
       assert.ok(Number(throttled.headers['retry-after']) > 0);
+    });
+
+    it(`judges at most ${MAX_FAILURES_PER_EMAIL} wrong passwords for one email sent at once from the sign-in form; the rest are 429 pages`, async () => {
+      const { email } = await signUp(browser());
+      const visitors = Array.from({ length: 40 }, () => browser());
+      for (const visitor of visitors) await visitor.get('/sign-in');
+      const responses = await Promise.all(visitors.map((visitor) => visitor.post('/sign-in', { email, password: 'wrong password!' })));
+      const statuses = responses.map((response) => response.status);
+      assert.equal(statuses.filter((status) => status === 401).length, MAX_FAILURES_PER_EMAIL, statuses.join(','));
+      assert.equal(statuses.filter((status) => status === 429).length, visitors.length - MAX_FAILURES_PER_EMAIL);
+      for (const response of responses.filter((candidate) => candidate.status === 429)) {
+        assert.match(expectPage(response, 429), /Too many failed sign-ins/);
+        assert.ok(Number(response.headers['retry-after']) > 0);
+      }
     });
 
     it('signs out: the session key stops working, and a cookie holding an API key opens nothing', async () => {

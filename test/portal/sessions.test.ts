@@ -207,6 +207,49 @@ for (const dialect of DIALECTS) {
       assert.equal(left.length, 0);
     });
 
+    it(`judges at most ${MAX_FAILURES_PER_EMAIL} of 150 wrong passwords for one email sent at once; the rest are 429 with Retry-After`, async () => {
+      const owner = await createOwnerWithPassword();
+      const responses = await Promise.all(
+        Array.from({ length: 150 }, (_, index) => from(`198.18.${Math.floor(index / 200)}.${index % 200}`).signIn(owner.email, WRONG)),
+      );
+      const judged = responses.filter((response) => response.status === 401);
+      const refused = responses.filter((response) => response.status === 429);
+      assert.equal(judged.length, MAX_FAILURES_PER_EMAIL, `statuses: ${responses.map((response) => response.status).join(',')}`);
+      assert.equal(refused.length, 150 - MAX_FAILURES_PER_EMAIL);
+      for (const response of judged) assert.equal(expectError(response, 401, 'unauthorized').message, WRONG_CREDENTIALS);
+      for (const response of refused) {
+        expectError(response, 429, 'rate_limited');
+        const retryAfter = Number(response.headers['retry-after']);
+        assert.ok(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= FAILURE_WINDOW_MS / 1000, `Retry-After ${retryAfter}`);
+      }
+      const counted = await t.storage.db.selectFrom('sign_in_failures').select('id').where('scope', '=', `email:${owner.email}`).execute();
+      assert.equal(counted.length, MAX_FAILURES_PER_EMAIL);
+      // Even the right password is refused now, however it is sent.
+      expectError(await from(freshIp()).signIn(owner.email, PASSWORD), 429, 'rate_limited');
+    });
+
+    it(`judges at most ${MAX_FAILURES_PER_IP} of 150 wrong passwords from one IP sent at once, over any emails`, async () => {
+      const ip = freshIp();
+      const responses = await Promise.all(Array.from({ length: 150 }, () => from(ip).signIn(freshEmail('swarm'), WRONG)));
+      const statuses = responses.map((response) => response.status);
+      assert.equal(statuses.filter((status) => status === 401).length, MAX_FAILURES_PER_IP, statuses.join(','));
+      assert.equal(statuses.filter((status) => status === 429).length, 150 - MAX_FAILURES_PER_IP);
+      for (const response of responses.filter((candidate) => candidate.status === 429)) assert.ok(Number(response.headers['retry-after']) > 0);
+    });
+
+    it('counts an attempt before judging it, but takes a successful one back: sign-ins that succeed never throttle', async () => {
+      const owner = await createOwnerWithPassword();
+      const ip = freshIp();
+      for (let i = 0; i < MAX_FAILURES_PER_IP + 5; i += 1) assert.equal((await from(ip).signIn(owner.email, PASSWORD)).status, 201);
+      const left = await t.storage.db.selectFrom('sign_in_failures').select('id').where('scope', 'in', [`email:${owner.email}`, `ip:${ip}`]).execute();
+      assert.equal(left.length, 0);
+      // Failures still count as before: the email's failures, then a success that clears them.
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i += 1) expectError(await from(ip).signIn(owner.email, WRONG), 401, 'unauthorized');
+      assert.equal((await from(ip).signIn(owner.email, PASSWORD)).status, 201);
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) expectError(await from(ip).signIn(owner.email, WRONG), 401, 'unauthorized');
+      expectError(await from(ip).signIn(owner.email, PASSWORD), 429, 'rate_limited');
+    });
+
     it('throttles an unknown email exactly like a known one (the answer does not reveal which exists)', async () => {
       const owner = await createOwnerWithPassword();
       const unknown = freshEmail('ghost');

@@ -120,22 +120,31 @@ export function registerAuthPages(app: FastifyInstance, options: DashboardOption
     if (password.length > MAX_PASSWORD_LENGTH) errors.password = `Must be at most ${MAX_PASSWORD_LENGTH} characters`;
     else if (text(body, 'password_confirmation') !== password) errors.password_confirmation = 'Must match the password';
     if (Object.keys(errors).length > 0) return signUpPage(request, reply, 400, { ...form, errors });
-    let created;
+    let signedUp;
     try {
-      created = await accounts.createAccount({ email: form.email, password, name: form.name || undefined, plan: 'free' });
+      // One attempt counted like a sign-in's before anything is made: an address or email past the sign-in limit is
+      // refused here (429), never after its account exists. A taken email is answered without saying that it is.
+      signedUp = await sessions.signUp({ email: form.email, ip: request.ip }, () =>
+        accounts.createAccount({ email: form.email, password, name: form.name || undefined, plan: 'free' }),
+      );
     } catch (error) {
+      if (error instanceof AppError && error.code === 'rate_limited') {
+        if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+        return signUpPage(request, reply, 429, { ...form, errors: { form: error.message } });
+      }
+      if (error instanceof AppError && error.code === 'conflict') {
+        return signUpPage(request, reply, 400, { ...form, errors: { form: error.message } });
+      }
       const problems = problemsOf(error, 'email');
       if (!problems) throw error;
-      const status = error instanceof AppError && error.code === 'conflict' ? 409 : 400;
-      return signUpPage(request, reply, status, { ...form, errors: problems });
+      return signUpPage(request, reply, 400, { ...form, errors: problems });
     }
-    const signedIn = await sessions.signIn({ email: created.user.email, password, ip: request.ip });
-    await adoptSession(accounts, request, reply, signedIn.api_key);
+    await adoptSession(accounts, request, reply, signedUp.session.api_key);
     // The account's first key, made with it: shown here, once, like every new key.
     return renderApiKeys(request, reply, 201, {
       options,
       notice: 'Your account is ready. Here is its first API key.',
-      newKey: { name: 'default', key: created.api_key },
+      newKey: { name: 'default', key: signedUp.created.api_key },
     });
   });
 
