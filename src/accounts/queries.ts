@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../db/connection.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
@@ -74,16 +74,47 @@ export async function revokeApiKey(db: Kysely<Database>, userId: number, keyId: 
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Revokes the user's session keys except one (the session that is changing the password). */
-export async function revokeOtherSessions(db: Kysely<Database>, userId: number, keepKeyId: number, at: string): Promise<void> {
+/**
+ * Revokes the user's session keys, except one when `keepKeyId` is given (the session that is changing its own
+ * password). API keys and "become" keys are not tied to the password and stay.
+ */
+export async function revokeSessions(db: Kysely<Database>, userId: number, at: string, keepKeyId?: number): Promise<void> {
   await db
     .updateTable('api_keys')
     .set({ revoked_at: at })
     .where('user_id', '=', userId)
     .where('kind', '=', 'session')
-    .where('id', '!=', keepKeyId)
+    .$if(keepKeyId !== undefined, (query) => query.where('id', '!=', keepKeyId!))
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+/**
+ * Whether the user behind a "become" key may still become the key's user: it is the account's owner, or an admin
+ * who manages that client now (see adminManages). Checked on every use of such a key, so that a key stops working
+ * the moment its issuer is demoted, loses the publication, or the client gains a role beyond the issuer's reach.
+ */
+export async function mayStillImpersonate(db: Kysely<Database>, impersonatorId: number, userId: number, accountId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('users as target')
+    .innerJoin('users as issuer', 'issuer.account_id', 'target.account_id')
+    .select('target.id')
+    .where('target.id', '=', userId)
+    .where('target.account_id', '=', accountId)
+    .where('issuer.id', '=', impersonatorId)
+    .where((eb) =>
+      eb.or([
+        eb('issuer.kind', '=', 'owner'),
+        eb.and([eb('target.kind', '=', 'client'), adminManages({ adminId: impersonatorId, accountId, user: 'target.id' })]),
+      ]),
+    )
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Marks one key revoked (a "become" key found to have outlived its issuer's right). */
+export async function revokeKey(db: Kysely<Database>, keyId: number, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', keyId).where('revoked_at', 'is', null).execute();
 }
 
 /** The sign-in throttle's limits for one attempt: its email and IP scopes, and how many attempts each may have. */
@@ -142,4 +173,34 @@ export async function updateAccountSender(
 ): Promise<boolean> {
   const result = await db.updateTable('accounts').set({ ...sender, updated_at: at }).where('id', '=', accountId).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** Whose clients: an admin (a client with the admin level on some publication) of an account. */
+export interface AdminReach {
+  adminId: number;
+  accountId: number;
+  /** The column holding the client's user id, e.g. `users.id`. */
+  user: string;
+}
+
+/**
+ * The clients an admin manages (sees, changes, deletes, sets the password of, becomes): those it could have made
+ * itself. A client is managed when it holds at least one role, every one of its roles is on a publication of the
+ * account the admin administers, and none of them is the admin level. So an admin never manages another admin,
+ * itself, a client holding any role elsewhere, nor a client without roles (those are the owner's alone).
+ * Evaluated in SQL against the roles as they are now, so that it holds for listings as for single clients, and a
+ * key from "become" is judged by it on every use.
+ */
+export function adminManages(reach: AdminReach): RawBuilder<SqlBool> {
+  const user = sql.ref(reach.user);
+  return sql<SqlBool>`(exists (select 1 from roles held where held.user_id = ${user})
+    and not exists (
+      select 1 from roles held
+      where held.user_id = ${user}
+        and (held.access_level = 'admin' or held.publication_id not in (
+          select administered.publication_id from roles administered
+          inner join publications administered_publication on administered_publication.id = administered.publication_id
+          where administered.user_id = ${reach.adminId}
+            and administered.access_level = 'admin'
+            and administered_publication.account_id = ${reach.accountId}))))`;
 }

@@ -11,8 +11,10 @@ import {
   findUser,
   findUserByEmail,
   listLiveApiKeys,
+  mayStillImpersonate,
   revokeApiKey,
-  revokeOtherSessions,
+  revokeKey,
+  revokeSessions,
   touchKey,
   updateAccountSender,
 } from './queries.js';
@@ -103,6 +105,12 @@ export class AccountService {
     if (!row || row.revoked_at !== null) return undefined;
     const now = nowIso();
     if (row.expires_at !== null && row.expires_at <= now) return undefined;
+    // A key from "become" works only while its issuer may still become this client: it dies with the issuer's
+    // right (a demotion, a lost publication, a role the client gained beyond the issuer's reach), and stays dead.
+    if (row.impersonator_id !== null && !(await mayStillImpersonate(this.db, row.impersonator_id, row.user_id, row.account_id))) {
+      await revokeKey(this.db, row.key_id, now);
+      return undefined;
+    }
     if (row.last_used_at === null || Date.parse(now) - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
       await touchKey(this.db, row.key_id, row.user_id, now);
     }
@@ -148,7 +156,7 @@ export class AccountService {
     const now = nowIso();
     await this.db.transaction().execute(async (trx) => {
       await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', user.id).execute();
-      await revokeOtherSessions(trx, user.id, principal.keyId, now);
+      await revokeSessions(trx, user.id, now, principal.keyId);
     });
   }
 

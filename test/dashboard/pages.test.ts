@@ -527,18 +527,31 @@ for (const dialect of DIALECTS) {
         );
       assert.deepEqual(await roles(existing.userId), [`${publication.id}:editor`, `${other.id}:author`].sort());
 
-      // The admin signs in: it may change the editor here (but not grant admin), and may not touch the owner's other publication.
+      // The admin signs in: it manages the clients it could have made (roles here only, below admin). It may change
+      // the editor it manages (but not grant admin); a client that also holds a role on the owner's other publication,
+      // another admin, itself and a client without roles are not its to see (a 404 page, left out of the list).
+      const managed = await createClientUser(t.storage, accountId, [{ publicationId: publication.id, accessLevel: 'editor' }]);
+      const roleless = await createClientUser(t.storage, accountId, []);
       const asAdmin = browser();
       await signIn(asAdmin, adminEmail);
       page = expectPage(await asAdmin.get(base), 200);
       assert.doesNotMatch(page, /<option value="admin"/);
-      expectRedirect(await asAdmin.post(`${base}/${existing.userId}/role`, { access_level: 'viewer' }), `${base}?notice=role-saved`);
-      assert.deepEqual(await roles(existing.userId), [`${publication.id}:viewer`, `${other.id}:author`].sort());
-      page = expectPage(await asAdmin.post(`${base}/${existing.userId}/role`, { access_level: 'admin' }), 403);
+      const listed = /<table[\s\S]*<\/table>/.exec(page)?.[0] ?? '';
+      assert.ok(listed.includes(managed.email));
+      for (const hidden of [existing.email, adminEmail]) assert.ok(!listed.includes(hidden), `${hidden} is not listed to the admin`);
+      expectRedirect(await asAdmin.post(`${base}/${managed.userId}/role`, { access_level: 'viewer' }), `${base}?notice=role-saved`);
+      assert.deepEqual(await roles(managed.userId), [`${publication.id}:viewer`]);
+      page = expectPage(await asAdmin.post(`${base}/${managed.userId}/role`, { access_level: 'admin' }), 403);
       assert.match(page, /Only the account owner may grant the admin level/);
-      expectPage(await asAdmin.post(`${base}/${admin.userId}/role`, { access_level: 'viewer' }), 403);
+      for (const userId of [existing.userId, admin.userId, roleless.userId]) {
+        expectPage(await asAdmin.post(`${base}/${userId}/role`, { access_level: 'viewer' }), 404);
+      }
+      page = expectPage(await asAdmin.post(`${base}/add`, { email: roleless.email, access_level: 'viewer' }), 400);
+      assert.match(fieldError(page, 'add-email') ?? '', /No client you manage has this email/);
+      assert.deepEqual(await roles(existing.userId), [`${publication.id}:editor`, `${other.id}:author`].sort());
+      assert.deepEqual(await roles(roleless.userId), []);
       expectPage(await asAdmin.get(`/publications/${other.app_id}/clients`), 404);
-      expectPage(await asAdmin.post(`${base}/${existing.userId}/role`, { access_level: 'owner' }), 400);
+      expectPage(await asAdmin.post(`${base}/${managed.userId}/role`, { access_level: 'owner' }), 400);
 
       // The owner takes the role away: the client keeps its role elsewhere.
       await owner.get(base);

@@ -101,15 +101,55 @@ for (const dialect of DIALECTS) {
         expectStatus(await api.delete(`${CLIENTS}/${admin.id}`), 204);
       });
 
-      it('admin: lists, pages and reads the account\'s clients, admins included', async () => {
-        for (const path of [`${CLIENTS}/`, CLIENTS, `${CLIENTS}/page/1?per_page=100`]) {
+      it('admin: lists, pages and reads only the clients it manages; every other client is 404 to it on every endpoint', async () => {
+        const managed = await seed([[pubA.id, 'viewer']]);
+        const alsoManaged = await seed([[pubA.id, 'editor']]);
+        // Not the clients it could have made: a role on B (alone or beside one on A), an admin (of B, of A, itself),
+        // a client without any role (the owner's alone: an admin given its password would inherit whatever the
+        // owner grants it later).
+        const onlyB = await seed([[pubB.id, 'viewer']]);
+        const aAndB = await seed([[pubA.id, 'viewer'], [pubB.id, 'viewer']]);
+        const otherAdminOfA = await seed([[pubA.id, 'admin']]);
+        const noRoles = await seed([]);
+        const out = [onlyB, aAndB, adminB, otherAdminOfA, adminA, noRoles];
+
+        for (const path of [`${CLIENTS}/`, CLIENTS, `${CLIENTS}/page/1?per_page=100`, `${CLIENTS}/page/1?per_page=100&publication_id=${pubA.id}`]) {
           const list = await adminApi.get(path);
           expectStatus(list, 200);
-          assert.ok(list.body.total >= 2);
+          const ids = (list.body.records as ClientView[]).map((record) => record.id);
+          assert.equal(list.body.total, ids.length, path);
+          for (const target of [managed, alsoManaged]) assert.ok(ids.includes(target.userId), `${path} lists ${target.email}`);
+          for (const target of out) assert.ok(!ids.includes(target.userId), `${path} does not list ${target.email}`);
+          // Every client listed is one it manages.
+          for (const record of list.body.records as ClientView[]) {
+            assert.ok(record.roles.length > 0 && record.roles.every((role) => role.publication_id === pubA.id && role.access_level !== 'admin'), JSON.stringify(record.roles));
+          }
         }
-        const target = await seed([[pubB.id, 'viewer']]);
-        expectStatus(await adminApi.get(`${CLIENTS}/${target.userId}`), 200);
-        expectStatus(await adminApi.get(`${CLIENTS}/${adminB.userId}`), 200);
+        assert.equal((await adminApi.get(`${CLIENTS}/page/1?publication_id=${pubB.id}`)).body.total, 0);
+        expectStatus(await adminApi.get(`${CLIENTS}/${managed.userId}`), 200);
+
+        for (const target of out) {
+          const before = (await api.get(`${CLIENTS}/${target.userId}`)).body as ClientView;
+          const url = `${CLIENTS}/${target.userId}`;
+          for (const [name, response] of [
+            ['get', await adminApi.get(url)],
+            ['update', await adminApi.put(url, { firstname: 'Changed' })],
+            ['roles', await adminApi.put(url, { roles: [] })],
+            ['password', await adminApi.put(url, { password: 'a new long password', password_confirmation: 'a new long password' })],
+            ['delete', await adminApi.delete(url)],
+            ['become', await adminApi.get(`${url}/become`)],
+          ] as const) {
+            assert.equal(response.status, 404, `${name} ${target.email}: ${response.status} ${response.raw.slice(0, 200)}`);
+            expectError(response, 404, 'not_found');
+          }
+          assert.deepEqual((await api.get(url)).body, before, 'nothing changed');
+          const keys = await t.storage.db.selectFrom('api_keys').select('id').where('user_id', '=', target.userId).where('kind', '=', 'impersonation').execute();
+          assert.deepEqual(keys, [], 'no become key was made');
+        }
+        // The owner still manages every one of them.
+        for (const target of out) expectStatus(await api.get(`${CLIENTS}/${target.userId}`), 200);
+        expectStatus(await api.put(`${CLIENTS}/${noRoles.userId}`, { password: 'a new long password', password_confirmation: 'a new long password' }), 200);
+        expectStatus(await api.get(`${CLIENTS}/${noRoles.userId}/become`), 200);
       });
 
       it('admin: creates clients with roles on the publications it administers, below admin', async () => {
@@ -117,7 +157,11 @@ for (const dialect of DIALECTS) {
           const created = await createClient(adminApi, { roles: [{ publication_id: pubA.id, access_level: level }] });
           assert.deepEqual(levels(created), [[pubA.id, level]]);
         }
-        assert.deepEqual((await createClient(adminApi)).roles, []);
+        // Not without roles: such a client is the owner's alone.
+        const body = clientBody();
+        expectError(await adminApi.post(`${CLIENTS}/`, body), 403, 'forbidden');
+        expectError(await adminApi.post(`${CLIENTS}/`, { ...body, roles: [] }), 403, 'forbidden');
+        assert.equal(await t.storage.db.selectFrom('users').select('id').where('email', '=', String(body.email)).executeTakeFirst(), undefined);
       });
 
       it('admin: may not create an admin, nor grant roles where it is not admin (403), and creates nothing then', async () => {
@@ -147,36 +191,15 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(levels((await api.get(url)).body), [[pubA.id, 'editor']]);
       });
 
-      it('admin: on a client that also holds a role elsewhere, changes names and its own publications\' roles only', async () => {
-        const target = await createClient(api, {
-          roles: [{ publication_id: pubA.id, access_level: 'viewer' }, { publication_id: pubB.id, access_level: 'editor' }],
-        });
+      it('admin: takes a client\'s last role away (200, answered with the client), which puts it out of its reach', async () => {
+        const target = await createClient(api, { roles: [{ publication_id: pubA.id, access_level: 'viewer' }] });
         const url = `${CLIENTS}/${target.id}`;
-        expectStatus(await adminApi.put(url, { lastname: 'Renamed' }), 200);
-        const kept = await adminApi.put(url, {
-          roles: [{ publication_id: pubA.id, access_level: 'author' }, { publication_id: pubB.id, access_level: 'editor' }],
-        });
-        expectStatus(kept, 200);
-        assert.deepEqual(levels(kept.body), [[pubA.id, 'author'], [pubB.id, 'editor']]);
-        // Taking away or changing the role on B, or setting a password (enough to sign in as the client there): 403.
-        expectError(await adminApi.put(url, { roles: [{ publication_id: pubA.id, access_level: 'author' }] }), 403, 'forbidden');
-        expectError(await adminApi.put(url, { roles: [{ publication_id: pubA.id, access_level: 'author' }, { publication_id: pubB.id, access_level: 'viewer' }] }), 403, 'forbidden');
-        expectError(await adminApi.put(url, { password: 'a new long password', password_confirmation: 'a new long password' }), 403, 'forbidden');
-        expectError(await adminApi.delete(url), 403, 'forbidden');
-        expectError(await adminApi.get(`${url}/become`), 403, 'forbidden');
-        assert.deepEqual(levels((await api.get(url)).body), [[pubA.id, 'author'], [pubB.id, 'editor']]);
-      });
-
-      it('admin: may not update, delete or become another admin, nor itself', async () => {
-        const otherAdminOfA = await seed([[pubA.id, 'admin']]);
-        for (const target of [adminB, otherAdminOfA, adminA]) {
-          const url = `${CLIENTS}/${target.userId}`;
-          expectError(await adminApi.put(url, { firstname: 'Demoted' }), 403, 'forbidden');
-          expectError(await adminApi.put(url, { roles: [] }), 403, 'forbidden');
-          expectError(await adminApi.delete(url), 403, 'forbidden');
-          expectError(await adminApi.get(`${url}/become`), 403, 'forbidden');
-          expectStatus(await api.get(url), 200);
-        }
+        const response = await adminApi.put(url, { roles: [] });
+        expectStatus(response, 200);
+        assert.deepEqual(response.body.roles, []);
+        expectError(await adminApi.get(url), 404, 'not_found');
+        expectError(await adminApi.put(url, { roles: [{ publication_id: pubA.id, access_level: 'viewer' }] }), 404, 'not_found');
+        expectStatus(await api.get(url), 200);
       });
 
       it('admin: deletes a client within its publications (204)', async () => {
@@ -201,8 +224,9 @@ for (const dialect of DIALECTS) {
         expectError(await theirs.delete(url), 404, 'not_found');
         expectError(await theirs.get(`${url}/become`), 404, 'not_found');
         expectError(await theirs.post(`${CLIENTS}/`, clientBody({ roles: [{ publication_id: pubA.id, access_level: 'viewer' }] })), 400, 'validation_failed');
+        const theirClient = await seedClient(t.storage, stranger.accountId, [[strangerPub.id, 'viewer']]);
         const list = (await theirs.get(`${CLIENTS}/`)).body.records as ClientView[];
-        assert.deepEqual(list.map((record) => record.id), [strangerAdmin.userId], 'only its own account\'s clients');
+        assert.deepEqual(list.map((record) => record.id), [theirClient.userId], 'only its own account\'s clients');
       });
     });
 
@@ -243,21 +267,21 @@ for (const dialect of DIALECTS) {
         expectError(await as.get(`${CLIENTS}/`), 403, 'forbidden');
       });
 
-      it('lets an admin become a client within its publications, never another admin nor one with a role elsewhere', async () => {
+      it('lets an admin become a client it manages; any other client is 404', async () => {
         const within = await createClient(api, { roles: [{ publication_id: pubA.id, access_level: 'editor' }] });
         const response = await adminApi.get(`${CLIENTS}/${within.id}/become`);
         expectStatus(response, 200);
         const row = await t.storage.db.selectFrom('api_keys').selectAll().where('user_id', '=', within.id).executeTakeFirstOrThrow();
         assert.equal(row.impersonator_id, adminA.userId);
         const noRoles = await createClient(api);
-        expectStatus(await adminApi.get(`${CLIENTS}/${noRoles.id}/become`), 200);
+        expectError(await adminApi.get(`${CLIENTS}/${noRoles.id}/become`), 404, 'not_found');
 
         const elsewhere = await createClient(api, { roles: [{ publication_id: pubA.id, access_level: 'viewer' }, { publication_id: pubB.id, access_level: 'viewer' }] });
-        expectError(await adminApi.get(`${CLIENTS}/${elsewhere.id}/become`), 403, 'forbidden');
+        expectError(await adminApi.get(`${CLIENTS}/${elsewhere.id}/become`), 404, 'not_found');
         const onlyElsewhere = await createClient(api, { roles: [{ publication_id: pubB.id, access_level: 'viewer' }] });
-        expectError(await adminApi.get(`${CLIENTS}/${onlyElsewhere.id}/become`), 403, 'forbidden');
-        expectError(await adminApi.get(`${CLIENTS}/${adminB.userId}/become`), 403, 'forbidden');
-        for (const id of [elsewhere.id, onlyElsewhere.id, adminB.userId]) {
+        expectError(await adminApi.get(`${CLIENTS}/${onlyElsewhere.id}/become`), 404, 'not_found');
+        expectError(await adminApi.get(`${CLIENTS}/${adminB.userId}/become`), 404, 'not_found');
+        for (const id of [noRoles.id, elsewhere.id, onlyElsewhere.id, adminB.userId]) {
           const keys = await t.storage.db.selectFrom('api_keys').select('id').where('user_id', '=', id).where('kind', '=', 'impersonation').execute();
           assert.deepEqual(keys, [], 'no key was made');
         }

@@ -69,7 +69,7 @@ async function clientsPage(
 ${notice(noticeOf(request))}
 <p class="muted">Clients are the people of your account who sign in with their own email. Each holds one role per publication:
 a viewer reads; an author writes and changes its own articles; an editor changes any article and manages feeds, categories and issues;
-an admin also manages clients${level === 'admin' ? ' (admins may not grant the admin level nor change other admins)' : ''}.</p>
+an admin also manages clients${level === 'admin' ? ' (admins see and manage only the clients whose every role is below admin on publications they administer, and may not grant the admin level)' : ''}.</p>
 ${result.records.length === 0
   ? html`<p class="muted">No client holds a role on this publication yet.</p>`
   : table(
@@ -185,17 +185,24 @@ export function registerClientPages(app: FastifyInstance, options: DashboardOpti
   app.post('/publications/:app_id/clients/add', { schema: { params: AppIdParams } }, async (request, reply) => {
     const { app_id: appId } = request.params as { app_id: string };
     const principal = principalOf(request);
-    const { publication } = await managedPublication(options, principal, appId);
+    const { publication, level } = await managedPublication(options, principal, appId);
     const body = formBody(request);
     const form = { email: text(body, 'email').trim(), accessLevel: text(body, 'access_level') };
     const fail = (errors: FormErrors) => clientsPage(request, reply, 400, options, appId, { add: { ...form, errors } });
     if (!isLevel(form.accessLevel)) return fail({ access_level: 'Choose a role' });
     if (form.email === '') return fail({ email: 'Is required' });
-    // The clients listing's own search (name or email) finds the candidates; only the exact email counts.
+    // The clients listing's own search (name or email) finds the candidates; only the exact email counts. An admin's
+    // listing holds only the clients it manages, so it finds no other.
     const email = form.email.toLowerCase();
     const found = email.length <= 200 ? await clients.page(principal, 1, { filter: email, per_page: 100 }) : { records: [] };
     const client = found.records.find((candidate) => candidate.email === email);
-    if (!client) return fail({ email: 'No client of your account has this email; create the client instead' });
+    if (!client) {
+      return fail({
+        email: level === 'owner'
+          ? 'No client of your account has this email; create the client instead'
+          : 'No client you manage has this email; create the client instead, or ask the account owner',
+      });
+    }
     if (client.roles.some((role) => role.publication_id === publication.id)) {
       return fail({ email: 'This client holds a role here already; change it in the list' });
     }

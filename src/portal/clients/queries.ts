@@ -1,4 +1,5 @@
 import { type Insertable, type Kysely, type SelectQueryBuilder, sql, type Updateable } from 'kysely';
+import { adminManages } from '../../accounts/queries.js';
 import type { Database, RoleRow, User, UserTable } from '../../db/types.js';
 import type { ClientAccessLevel } from '../permissions.js';
 import type { ClientOrderField } from './schemas.js';
@@ -9,6 +10,8 @@ export interface ClientFilter {
   text?: string;
   /** Only clients holding a role on this publication. */
   publicationId?: number;
+  /** Only the clients this admin manages (see adminManages); unset for the owner, who manages every client. */
+  managedBy?: number;
 }
 
 export interface ClientOrder {
@@ -26,18 +29,23 @@ type UserSelect = SelectQueryBuilder<Database, 'users', object>;
 /** Columns that may hold NULL: those sort last either way, the same on both databases. */
 const NULLABLE_ORDER_FIELDS = new Set<ClientOrderField>(['last_seen_at']);
 
-export function findClient(db: Kysely<Database>, accountId: number, id: number): Promise<User | undefined> {
+/** The account's client with this id; with `managedBy`, only if that admin manages it. */
+export function findClient(db: Kysely<Database>, accountId: number, id: number, managedBy?: number): Promise<User | undefined> {
   return db
     .selectFrom('users')
     .selectAll()
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('kind', '=', 'client')
+    .$if(managedBy !== undefined, (query) => query.where(adminManages({ adminId: managedBy!, accountId, user: 'users.id' })))
     .executeTakeFirst();
 }
 
 function filtered(db: Kysely<Database>, filter: ClientFilter): UserSelect {
   let query: UserSelect = db.selectFrom('users').where('users.account_id', '=', filter.accountId).where('users.kind', '=', 'client');
+  if (filter.managedBy !== undefined) {
+    query = query.where(adminManages({ adminId: filter.managedBy, accountId: filter.accountId, user: 'users.id' }));
+  }
   if (filter.text) {
     const pattern = `%${escapeLike(filter.text.toLowerCase())}%`;
     query = query.where((eb) =>

@@ -32,7 +32,9 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
           hide,
           tags,
           summary: 'The first page of the account\'s clients (owners and admins)',
-          description: 'Takes the same query parameters as the page endpoint.',
+          description:
+            'Takes the same query parameters as the page endpoint. The owner sees every client; an admin only the clients it manages: ' +
+            'those holding at least one role, every one of them below admin and on a publication it administers.',
           querystring: ClientPageQuery,
           response: { 200: ClientPage, ...errorResponses(400, 401, 403) },
         },
@@ -52,7 +54,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
           summary: 'Create a client, optionally with roles',
           description:
             'The email must be unused across the service (409 otherwise); the password needs at least 10 characters and must not be the email. ' +
-            'Admins may grant roles only on publications they administer, and never the admin level.',
+            'Admins may grant roles only on publications they administer, and never the admin level; they create clients with at least one role ' +
+            '(a client without roles is the owner\'s alone).',
           body: ClientCreate,
           response: { 201: Type.Ref(Client), ...errorResponses(400, 401, 403, 409, 413, 415) },
         },
@@ -87,6 +90,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
       schema: {
         tags,
         summary: 'One client',
+        description: 'A client the caller does not manage (for an admin: any but those whose every role is below admin on its publications) is 404.',
         params: ClientIdParams,
         response: { 200: Type.Ref(Client), ...errorResponses(400, 401, 403, 404) },
       },
@@ -101,7 +105,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
         tags,
         summary: 'Update a client',
         description:
-          'Only the fields sent change. A new password needs password_confirmation. Roles, when sent, replace all of the client\'s roles.',
+          'Only the fields sent change. A new password needs password_confirmation and ends every session of the client (its API keys keep working). ' +
+          'Roles, when sent, replace all of the client\'s roles. A client the caller does not manage is 404.',
         params: ClientIdParams,
         body: ClientUpdate,
         response: { 200: Type.Ref(Client), ...errorResponses(400, 401, 403, 404, 413, 415) },
@@ -116,7 +121,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
       schema: {
         tags,
         summary: 'Delete a client',
-        description: "The client's keys stop working at once; the articles it wrote stay, without an author.",
+        description: "The client's keys stop working at once; the articles it wrote stay, without an author. A client the caller does not manage is 404.",
         params: ClientIdParams,
         response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) },
       },
@@ -135,7 +140,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
         summary: 'Act as the client: a key that acts as it for one hour',
         description:
           'The key is marked with the caller as impersonator and every use of it is logged so. Owners may become any client; ' +
-          'admins only clients whose every role is on a publication they administer, and never another admin. ' +
+          'admins only the clients they manage (404 for others). The key works only while its issuer may still become the client: ' +
+          'it stops at once when the issuer is demoted, loses the publication or is deleted, or the client gains a role beyond its reach. ' +
           'A key from become cannot become anyone. Recorded in the audit log.',
         params: ClientIdParams,
         response: { 200: BecomeResult, ...errorResponses(400, 401, 403, 404) },

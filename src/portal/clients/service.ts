@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { hashPassword } from '../../accounts/passwords.js';
-import { findUserByEmail } from '../../accounts/queries.js';
+import { findUserByEmail, revokeSessions } from '../../accounts/queries.js';
 import { checkPassword, insertKey, normalizeEmail, type Principal } from '../../accounts/service.js';
 import type { Database, RoleRow, User } from '../../db/types.js';
 import { conflict, type FieldProblem, forbidden, invalidField, notFound, validationError } from '../../errors.js';
@@ -32,17 +32,25 @@ interface Manager {
 }
 
 /**
- * Clients: the sub-users of an account. The owner manages all of them; a client that is an admin of a publication
- * manages the clients it could have made itself: never another admin, never beyond its own publications, and
- * never by granting the admin level. Every change is recorded in the audit log, in the change's transaction.
+ * Clients: the sub-users of an account. The owner manages all of them. A client that is an admin of a publication
+ * manages the clients it could have made itself (accounts/queries.ts adminManages): clients holding at least one
+ * role, every role on a publication it administers, none of them admin. Those are the only clients it lists, and
+ * the others answer 404 to it (get, update, password, delete, become), as other invisible things do; it never
+ * grants the admin level nor a role beyond its publications (403). Clients without any role are the owner's alone.
+ * Every change is recorded in the audit log, in the change's transaction.
  */
 export class ClientService {
   constructor(private readonly db: Kysely<Database>) {}
 
   async page(principal: Principal, page: number, options: ClientPageOptions) {
-    await this.manager(principal);
+    const manager = await this.manager(principal);
     const perPage = options.per_page ?? 20;
-    const filter = { accountId: principal.accountId, text: options.filter || undefined, publicationId: options.publication_id };
+    const filter = {
+      accountId: principal.accountId,
+      text: options.filter || undefined,
+      publicationId: options.publication_id,
+      managedBy: managedBy(manager),
+    };
     const order = { field: options.order_by ?? 'id', direction: options.order_dir ?? 'desc' } as const;
     const [rows, total] = await Promise.all([
       clientWindow(this.db, filter, order, perPage, (page - 1) * perPage),
@@ -52,8 +60,8 @@ export class ClientService {
   }
 
   async get(principal: Principal, id: number): Promise<ClientView> {
-    await this.manager(principal);
-    return this.presentOne(await this.find(principal, id));
+    const manager = await this.manager(principal);
+    return this.presentOne(await this.find(manager, id));
   }
 
   async create(context: RequestContext, input: ClientCreateInput): Promise<ClientView> {
@@ -62,6 +70,10 @@ export class ClientService {
     checkPassword(input.password, email);
     const roles = await this.checkRoles(context.principal, input.roles ?? []);
     checkGrants(manager, [], roles);
+    // A client without roles would be beyond the admin's reach the moment it exists: the owner's alone.
+    if (manager.adminOf !== null && roles.length === 0) {
+      throw forbidden('Admins create clients with a role on a publication they administer; only the account owner creates clients without roles');
+    }
     if (await findUserByEmail(this.db, email)) throw conflict(`A user with the email ${email} already exists`);
     const passwordHash = await hashPassword(input.password);
     const now = nowIso();
@@ -83,22 +95,19 @@ export class ClientService {
       if (roles.length > 0) await recordAudit(trx, context, 'client.roles', created, { old: [], new: sortRoles(roles) }, now);
       return created;
     });
-    return this.presentOne(await this.find(context.principal, id));
+    return this.presentOne(await this.find(manager, id));
   }
 
   async update(context: RequestContext, id: number, input: ClientUpdateInput): Promise<ClientView> {
     const manager = await this.manager(context.principal);
-    const client = await this.find(context.principal, id);
+    const client = await this.find(manager, id);
     const currentRows = (await rolesOf(this.db, [id])).get(id) ?? [];
     const current = currentRows.map(roleValue);
-    checkManageable(manager, current);
 
     if (input.password !== undefined) {
       if (input.password_confirmation === undefined) throw invalidField('/password_confirmation', 'is required with password');
       if (input.password_confirmation !== input.password) throw invalidField('/password_confirmation', 'must match password');
       checkPassword(input.password, client.email);
-      // Whoever sets a password can sign in as the client: as much as becoming it.
-      checkReach(manager, current);
     } else if (input.password_confirmation !== undefined) {
       throw invalidField('/password', 'is required with password_confirmation');
     }
@@ -122,23 +131,25 @@ export class ClientService {
     }
     await this.db.transaction().execute(async (trx) => {
       await updateClient(trx, id, changes);
+      // A password set by the owner or an admin ends the client's sessions, as changing one's own does (its API
+      // keys stay: they are not tied to the password). Whoever knew the old password is signed out.
+      if (changes.password_hash !== undefined) await revokeSessions(trx, id, now);
       if (Object.keys(changed).length > 0) await recordAudit(trx, context, 'client.update', id, changed, now);
       if (roles !== undefined && rolesChange) {
         await replaceRoles(trx, id, currentRows, roles, now);
         await recordAudit(trx, context, 'client.roles', id, { old: sortRoles(current), new: sortRoles(roles) }, now);
       }
     });
-    return this.presentOne(await this.find(context.principal, id));
+    // Read back as the owner would: an admin that took a client's last role away has just put it out of its reach,
+    // and is still answered with what it did.
+    return this.presentOne(await this.find({ principal: context.principal, adminOf: null }, id));
   }
 
   /** Deletes the client: its keys (sessions and "become" keys included) stop working at once; its articles stay. */
   async remove(context: RequestContext, id: number): Promise<void> {
     const manager = await this.manager(context.principal);
-    const client = await this.find(context.principal, id);
+    const client = await this.find(manager, id);
     const current = ((await rolesOf(this.db, [id])).get(id) ?? []).map(roleValue);
-    checkManageable(manager, current);
-    // Deleting takes the client's roles away: only where the caller could have changed them.
-    checkReach(manager, current);
     await this.db.transaction().execute(async (trx) => {
       if (!(await deleteClient(trx, context.principal.accountId, id))) throw notFound(`Client ${id}`);
       await recordAudit(trx, context, 'client.delete', id, {
@@ -152,17 +163,14 @@ export class ClientService {
 
   /**
    * A key that acts as the client for an hour, marked with the caller as its impersonator. Never an escalation:
-   * an admin becomes only clients whose every role is on a publication it administers, and never another admin;
-   * a key from "become" becomes nobody.
+   * an admin becomes only the clients it manages, and a key from "become" becomes nobody. The key works only while
+   * its issuer still may become the client (AccountService.authenticate checks it on every use).
    */
   async become(context: RequestContext, id: number) {
     const { principal } = context;
     if (principal.impersonatorId !== null) throw forbidden('A key from "become" may not become anyone');
     const manager = await this.manager(principal);
-    const client = await this.find(principal, id);
-    const current = ((await rolesOf(this.db, [id])).get(id) ?? []).map(roleValue);
-    checkManageable(manager, current);
-    checkReach(manager, current);
+    const client = await this.find(manager, id);
     const now = new Date();
     const expiresAt = new Date(now.getTime() + BECOME_TTL_MS).toISOString();
     const apiKey = await this.db.transaction().execute(async (trx) => {
@@ -192,8 +200,9 @@ export class ClientService {
     return { principal, adminOf: new Set(rows.map((row) => row.publication_id)) };
   }
 
-  private async find(principal: Principal, id: number): Promise<User> {
-    const client = await findClient(this.db, principal.accountId, id);
+  /** The client, if the manager manages it; otherwise 404, as if it did not exist. */
+  private async find(manager: Manager, id: number): Promise<User> {
+    const client = await findClient(this.db, manager.principal.accountId, id, managedBy(manager));
     if (!client) throw notFound(`Client ${id}`);
     return client;
   }
@@ -223,21 +232,9 @@ export class ClientService {
   }
 }
 
-/** Admins never manage another admin (nor themselves as one). */
-function checkManageable(manager: Manager, roles: RoleValue[]): void {
-  if (manager.adminOf !== null && roles.some((role) => role.access_level === 'admin')) {
-    throw forbidden('Admins may not manage other admins; ask the account owner');
-  }
-}
-
-/** Admins reach only clients whose every role is on a publication they administer. */
-function checkReach(manager: Manager, roles: RoleValue[]): void {
-  const adminOf = manager.adminOf;
-  if (adminOf === null) return;
-  const outside = roles.find((role) => !adminOf.has(role.publication_id));
-  if (outside) {
-    throw forbidden(`This client holds a role on publication ${outside.publication_id}, where you are not an admin`);
-  }
+/** The admin whose reach limits the clients found, or undefined for the owner, who reaches them all. */
+function managedBy(manager: Manager): number | undefined {
+  return manager.adminOf === null ? undefined : manager.principal.userId;
 }
 
 /** Admins change roles only on publications they administer, and never grant the admin level. */
