@@ -614,7 +614,7 @@ export async function runEventLoopBench(): Promise<void> {
           fixed(max, 0),
           fixed(delayOf(row.delay, row.delay.p99Ms), 0),
           `${fixed(row.probe.maxMs, 0)}${row.probe.failed > 0 ? ` (${row.probe.failed} failed)` : ''}`,
-          `${fixed(100 * row.others, 0)}%`,
+          Number.isFinite(row.others) ? `${fixed(100 * row.others, 0)}%` : '-',
           !Number.isFinite(max) ? '-' : max <= GOAL_MS ? 'met' : 'MISSED',
         ];
       }),
