@@ -10,7 +10,7 @@ import { openStorage, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/app.js';
 
-const ALL_MIGRATIONS = ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads', '006_feed_entry_keys', '007_lead_fixes', '008_search_unaccent'];
+const ALL_MIGRATIONS = ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads', '006_feed_entry_keys', '007_lead_fixes', '008_search_unaccent', '009_ids_never_reused'];
 
 const TABLES = ['accounts', 'users', 'api_keys', 'publications', 'categories', 'issues', 'articles', 'article_categories', 'article_counts', 'roles', 'audit_log', 'sign_in_failures', 'rss_feeds', 'rss_feed_categories', 'feed_entries', 'lead_templates', 'lead_jobs', 'company_profiles', 'idempotency_keys', 'lead_usage'];
 
