@@ -546,11 +546,11 @@ async function measureScenario(scenario: Scenario, ctx: Context): Promise<Row> {
 
 function gitState(): string {
   try {
-    const head = execFileSync('git', ['log', '-1', '--format=%h (%ci)'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const changed = execFileSync('git', ['status', '--short', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
+    const head = execFileSync('git', ['log', '-1', '--format=%h (%ci)'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const changed = execFileSync('git', ['status', '--short', '--', 'src'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n').filter(Boolean).length;
     return `commit ${head}${changed > 0 ? ` (+ ${changed} uncommitted change(s) under src/)` : ''}`;
   } catch {
-    return 'unknown';
+    return 'unknown (not a git checkout)';
   }
 }
 
