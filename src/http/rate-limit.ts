@@ -117,8 +117,10 @@ export function planRateLimitStore(options: PlanRateLimitOptions): { store: Fast
 }
 
 /**
- * Requests a minute per account, by plan (@fastify/rate-limit). Runs after authentication, before the body is
- * parsed; every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After.
+ * Requests a minute per account, by plan (@fastify/rate-limit). Runs in preParsing: after the routes' onRequest hooks,
+ * which must authenticate the caller and refuse what it may not do (a refused request then spends nothing of the
+ * account's count), and before the body is parsed. Every answer it counts carries RateLimit-Limit,
+ * RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After.
  * With Redis the count is shared by every instance; while Redis is unreachable, each process counts alone.
  */
 export async function registerPlanRateLimit(app: FastifyInstance, options: PlanRateLimitOptions): Promise<void> {

@@ -16,9 +16,15 @@ export interface LeadRouteOptions {
 
 const TAGS = ['Lead Email API'];
 
-/** The Lead Email Generation API, mounted under /api/client: x-api-key on every request, rate-limited per plan. */
+/**
+ * The Lead Email Generation API, mounted under /api/client: x-api-key on every request, rate-limited per plan. The
+ * caller is authenticated (401) and authorized (403: the account owner's keys only) before the rate limit counts, so
+ * only requests the caller may make spend the account's requests a minute: a portal client's key, refused, spends
+ * none of its owner's.
+ */
 export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, { accounts, leads, rateLimit }) => {
   plugin.addHook('onRequest', requireApiKey(accounts, { allowBearer: false }));
+  plugin.addHook('onRequest', async (request) => leads.assertMayUse(principalOf(request)));
   await registerPlanRateLimit(plugin, rateLimit);
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 

@@ -101,6 +101,11 @@ export class LeadService {
     this.idempotency = new IdempotencyStore(deps.db);
   }
 
+  /** Throws 403 unless the caller may use the lead API (the account owner's keys, not portal clients'). */
+  assertMayUse(principal: Principal): void {
+    assertLeadApiUser(principal);
+  }
+
   async processLead(principal: Principal, input: LeadInput, options: ProcessOptions = {}): Promise<LeadResponse> {
     assertLeadApiUser(principal);
     const lead = normalized(input);

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { client, createOwner, DIALECTS, expectError, startApp, type TestApp } from '../helpers/app.js';
 import { companyHome, LEADS, lead, serveCompany, siteEnv, startInstances } from '../helpers/leads.js';
 import { type LocalServer, startLocalServer } from '../helpers/local-server.js';
+import { createClientUser } from '../helpers/roles.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
@@ -120,6 +121,39 @@ describe('plan rate limits on the lead API', () => {
 });
 
 for (const dialect of DIALECTS) {
+  describe(`the rate limit counts only requests the caller may make (${dialect})`, () => {
+    it('a portal client’s key is refused (403) without spending its owner’s requests a minute, and cannot lock the owner out', async () => {
+      const site = await startLocalServer();
+      serveCompany(site, 'limits.example.com', companyHome({ name: 'Limits', description: 'Limits limits.', product: 'Limits' }));
+      const test = await startApp(dialect, siteEnv(site, { PLAN_FREE_RPM: '3', LEAD_WORKER: 'false' }));
+      try {
+        const owner = await createOwner(test.storage);
+        const api = client(test.app, owner.apiKey);
+        const first = await api.get(`${LEADS}/jobs`);
+        assert.equal(first.status, 200, first.raw);
+        assert.equal(first.headers['ratelimit-remaining'], '2');
+        // The owner's client, on the free plan's limit of 3: ten refused requests, none of them a 429.
+        const portalClient = client(test.app, (await createClientUser(test.storage, owner.accountId, [])).apiKey);
+        for (let index = 0; index < 10; index += 1) {
+          const refused = index % 2 === 0 ? await portalClient.post(`${LEADS}/process-lead`, lead(`c${index}@limits.example.com`)) : await portalClient.get(`${LEADS}/jobs`);
+          expectError(refused, 403, 'forbidden');
+        }
+        // The owner's count is where the owner left it: two requests left, then the limit.
+        const second = await api.post(`${LEADS}/process-lead`, lead('owner@limits.example.com'));
+        assert.equal(second.status, 200, second.raw);
+        assert.equal(second.headers['ratelimit-remaining'], '1');
+        assert.equal((await api.get(`${LEADS}/jobs`)).headers['ratelimit-remaining'], '0');
+        expectError(await api.get(`${LEADS}/jobs`), 429, 'rate_limited');
+        // The refused requests made no job.
+        const jobs = await test.storage.db.selectFrom('lead_jobs').select('email').where('account_id', '=', owner.accountId).execute();
+        assert.deepEqual(jobs, [{ email: 'owner@limits.example.com' }]);
+      } finally {
+        await test.close();
+        await site.close();
+      }
+    });
+  });
+
   describe(`rate limits shared through Redis by two instances (${dialect})`, { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, () => {
     it('holds the limit across instances', async () => {
       const shared = await startInstances(dialect, 2, {
