@@ -50,6 +50,34 @@ export async function updateJob(db: Kysely<Database>, id: string, changes: Parti
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Ends a job as failed and gives its lead back to the monthly quota, in one transaction: a lead counts only while its
+ * job has not failed (it was counted when accepted, in the month of its created_at). Only a job that has not ended
+ * is changed, and with `leaseOwner` only while that claim holds it, so a lead is given back once at most. Returns
+ * whether the job was failed here.
+ */
+export async function failJob(
+  db: Kysely<Database>,
+  job: Pick<LeadJobRow, 'id' | 'account_id' | 'created_at'>,
+  changes: Partial<LeadJobRow>,
+  leaseOwner?: string,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    let update = trx.updateTable('lead_jobs').set({ ...changes, status: 'failed' }).where('id', '=', job.id).where('status', 'in', UNFINISHED);
+    if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
+    const result = await update.executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await trx
+      .updateTable('lead_usage')
+      .set({ leads: sql`leads - 1` })
+      .where('account_id', '=', job.account_id)
+      .where('month', '=', job.created_at.slice(0, 7))
+      .where('leads', '>', 0)
+      .execute();
+    return true;
+  });
+}
+
 export async function findJob(db: Kysely<Database>, accountId: number, id: string): Promise<LeadJobRow | undefined> {
   return db.selectFrom('lead_jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 }
@@ -169,7 +197,8 @@ export async function monthlyUsage(db: Kysely<Database>, accountId: number, mont
  * Counts one lead against the month's quota, unless the quota is used up: returns false then, and counts nothing.
  * One statement (an upsert whose update holds a condition), so concurrent requests cannot pass the quota together:
  * PostgreSQL locks the row and re-checks the condition on its latest version; SQLite has one writer. Run it in the
- * transaction that inserts the job, so a lead is counted exactly when its job exists.
+ * transaction that inserts the job, so a lead is counted exactly when its job exists. A lead in flight counts; if its
+ * job fails, failJob gives it back.
  */
 export async function countLeadWithinQuota(db: Kysely<Database>, accountId: number, month: string, quota: number): Promise<boolean> {
   const result = await db

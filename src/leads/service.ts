@@ -15,7 +15,7 @@ import type { CompanyProfile } from './research/index.js';
 import { LlmError } from './generation/llm.js';
 import { IdempotencyStore, type StoredResponse } from './idempotency.js';
 import { MailError, type Mailer } from './mailer.js';
-import { countLeadWithinQuota, findJob, insertJob, type LeadJobRow, monthlyUsage, newJob, pageOfJobs, statusesOf, updateJob } from './queries.js';
+import { countLeadWithinQuota, failJob, findJob, insertJob, type LeadJobRow, monthlyUsage, newJob, pageOfJobs, statusesOf, updateJob } from './queries.js';
 import { checkedTemplate, type TemplateService } from './templates/service.js';
 
 export interface LeadInput {
@@ -243,7 +243,12 @@ export class LeadService {
       }
     } catch (error) {
       if (error instanceof LeaseLostError) throw error;
-      await step({ status: 'failed', error_message: failureMessage(error), completed_at: nowIso(), lease_until: null });
+      // A failed job's lead does not count against the monthly quota: it is given back as the job fails.
+      const at = nowIso();
+      const ended = { error_message: failureMessage(error), completed_at: at, lease_until: null, updated_at: at };
+      const failed = await failJob(db, job, ended, options.leaseOwner);
+      if (!failed && options.leaseOwner !== undefined) throw new LeaseLostError(job.id);
+      current = { ...current, ...ended, status: 'failed' };
       if (!(error instanceof LlmError) && !(error instanceof MailError)) throw error;
     }
     return current;

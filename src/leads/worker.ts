@@ -6,7 +6,7 @@ import type { Dialect } from '../db/connection.js';
 import type { Database } from '../db/types.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
-import { claimJobs, type LeadJobRow, queueCandidates, renewLeases, updateJob } from './queries.js';
+import { claimJobs, failJob, type LeadJobRow, queueCandidates, renewLeases } from './queries.js';
 import { LeaseLostError, type LeadService } from './service.js';
 
 /**
@@ -162,11 +162,11 @@ export class LeadWorker {
   private async runOne(job: LeadJobRow, owner: string): Promise<void> {
     try {
       if (job.attempts > MAX_ATTEMPTS) {
-        await updateJob(
+        // Failed on our side: its lead is given back to the monthly quota.
+        await failJob(
           this.deps.db,
-          job.id,
+          job,
           {
-            status: 'failed',
             error_message: `Gave up after ${MAX_ATTEMPTS} attempts: the job was interrupted each time`,
             completed_at: nowIso(),
             updated_at: nowIso(),
