@@ -18,11 +18,13 @@ import { AuditService } from './portal/audit/service.js';
 import { CategoryService } from './portal/categories/service.js';
 import { ClientService } from './portal/clients/service.js';
 import { buildFeeds } from './portal/feeds/compose.js';
+import { pooledFeedReader } from './portal/feeds/reader.js';
 import type { FeedScheduler } from './portal/feeds/scheduler.js';
 import { IssueService } from './portal/issues/service.js';
 import { PublicationService } from './portal/publications/service.js';
 import { type PortalServices, portalRoutes, portalSchemas } from './portal/routes.js';
 import { sessionRoutes } from './portal/sessions/routes.js';
+import { sanitizeArticlesInPool, WorkerPool } from './workers/pool.js';
 
 export interface AppDeps {
   config: Config;
@@ -35,6 +37,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The background synchronization of RSS feeds; tests drive it with runDue(). */
     feedScheduler: FeedScheduler;
+    /** Worker threads for CPU-heavy work on user-sized input (routes parse large bodies there). */
+    workers: WorkerPool;
   }
 }
 
@@ -94,9 +98,21 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   const { db, dialect } = storage;
   const accounts = new AccountService(db);
   const publications = new PublicationService(db);
+  // Registered before the hooks of everything that uses the workers, so closed after them (last-registered first).
+  const workers = new WorkerPool({ onError: (error) => app.log.error({ err: error }, 'a worker thread failed') });
+  app.decorate('workers', workers);
+  app.addHook('onClose', () => workers.close());
   const fetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: FEED_USER_AGENT });
   app.addHook('onClose', () => fetcher.close());
-  const feeds = buildFeeds({ db, dialect, publications, fetch: (url, options) => fetcher.fetch(url, options), settings: config.feeds, log: app.log });
+  const feeds = buildFeeds({
+    db,
+    dialect,
+    publications,
+    fetch: (url, options) => fetcher.fetch(url, options),
+    reader: pooledFeedReader(workers),
+    settings: config.feeds,
+    log: app.log,
+  });
   app.decorate('feedScheduler', feeds.scheduler);
   app.addHook('onReady', async () => feeds.start());
   // Registered after the fetcher's hook, so run before it (onClose hooks run last-registered first).
@@ -104,7 +120,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   const portal: PortalServices = {
     accounts,
     publications,
-    articles: new ArticleService(db, dialect, publications),
+    articles: new ArticleService(db, dialect, publications, (htmls) => sanitizeArticlesInPool(workers, htmls)),
     categories: new CategoryService(db, publications),
     issues: new IssueService(db, publications),
     clients: new ClientService(db),

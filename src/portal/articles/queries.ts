@@ -71,19 +71,33 @@ export class ArticleQueries {
    * so a deep offset skips index entries rather than whole articles.
    */
   async window(filter: ArticleFilter, order: ArticleOrder, limit: number, offset: number): Promise<ArticleRow[]> {
-    const ids = (
-      await this.filtered(filter)
-        .select('articles.id')
-        .$call((query) =>
-          NULLABLE_ORDER_FIELDS.has(order.field)
-            ? query.orderBy(`articles.${order.field}`, (ob) => (order.direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
-            : query.orderBy(`articles.${order.field}`, order.direction),
-        )
-        .$if(order.field !== 'id', (query) => query.orderBy('articles.id', order.direction))
-        .limit(limit)
-        .offset(offset)
-        .execute()
-    ).map((row) => row.id);
+    return this.rows((await this.windowIds(filter, order, limit, offset)).map((item) => item.id));
+  }
+
+  /**
+   * The ids of one window of articles, in order, each with the bytes of its large columns (html, info, assets), read
+   * from the stored lengths without reading the values, so that a caller can bound what it reads.
+   */
+  async windowIds(filter: ArticleFilter, order: ArticleOrder, limit: number, offset: number): Promise<{ id: number; bytes: number }[]> {
+    const rows = await this.filtered(filter)
+      .select([
+        'articles.id',
+        sql<number>`coalesce(octet_length(articles.html), 0) + coalesce(octet_length(articles.info), 0) + coalesce(octet_length(articles.assets), 0)`.as('bytes'),
+      ])
+      .$call((query) =>
+        NULLABLE_ORDER_FIELDS.has(order.field)
+          ? query.orderBy(`articles.${order.field}`, (ob) => (order.direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
+          : query.orderBy(`articles.${order.field}`, order.direction),
+      )
+      .$if(order.field !== 'id', (query) => query.orderBy('articles.id', order.direction))
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map((row) => ({ id: row.id, bytes: Number(row.bytes) }));
+  }
+
+  /** The articles of these ids, in this order (ids no longer there are left out). */
+  async rows(ids: number[]): Promise<ArticleRow[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.selectFrom('articles').selectAll().where('id', 'in', ids).execute();
     const byId = new Map(rows.map((row) => [row.id, row]));

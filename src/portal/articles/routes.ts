@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../../http/auth.js';
+import { jsonBodyParser } from '../../http/json-body.js';
+import { AppError } from '../../errors.js';
 import { AppIdAndIdParams, AppIdParams, NoContent, PageNumber, errorResponses, pageEnvelope } from '../../http/schemas.js';
 import {
   Article,
@@ -13,10 +15,12 @@ import {
   FlexPdfImportResult,
   MAX_IMPORT,
 } from './schemas.js';
-import { type ArticleService, LIST_LIMIT } from './service.js';
+import { type ArticleService, LIST_LIMIT, LIST_MAX_BYTES } from './service.js';
 
 const tags = ['Articles'];
 const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
+/** Import bodies from this size on are parsed in a worker thread (JSON.parse of 32 MiB holds a thread ~0.5 s). */
+const PARSE_IN_WORKER_BYTES = 512 * 1024;
 
 export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService }> = async (app, { articles }) => {
   app.get(
@@ -25,7 +29,7 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
       schema: {
         tags,
         summary: 'List the articles of a publication',
-        description: `At most ${LIST_LIMIT} articles, in the order asked for; the header X-Total-Count tells how many match. Use the page endpoint to walk through more.`,
+        description: `At most ${LIST_LIMIT} articles, and at most ${LIST_MAX_BYTES / 1024 / 1024} MiB of them (HTML, description and assets; at least one article), in the order asked for; the header X-Total-Count tells how many match. A list cut short names the rest in a \`Link: <...?offset=N>; rel="next"\` header. Use the page endpoint to walk through more.`,
         params: AppIdParams,
         querystring: ArticleListQuery,
         response: { 200: Type.Array(Type.Ref(Article)), ...errorResponses(400, 401, 404) },
@@ -34,6 +38,11 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
     async (request, reply) => {
       const result = await articles.list(principalOf(request), request.params.app_id, request.query);
       reply.header('x-total-count', String(result.total));
+      if (result.nextOffset !== undefined) {
+        const next = new URL(request.url, 'http://localhost');
+        next.searchParams.set('offset', String(result.nextOffset));
+        reply.header('link', `<${next.pathname}${next.search}>; rel="next"`);
+      }
       return result.articles;
     },
   );
@@ -121,10 +130,33 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
     },
   );
 
+  // The import takes bodies of up to 32 MiB: who may import is checked before the body is read, and a large body is
+  // parsed in a worker thread (with its item count checked there, before the schema looks at each item).
+  await app.register(async (scope) => {
+    const parseOnLoop = jsonBodyParser(scope);
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      const bytes = body as Buffer;
+      if (bytes.length < PARSE_IN_WORKER_BYTES || !scope.hasDecorator('workers')) return parseOnLoop(request, bytes, done);
+      scope.workers.run('parseJson', { bytes, maxItems: { articles: MAX_IMPORT } }).then(
+        (outcome) => {
+          if ('value' in outcome) return done(null, outcome.value);
+          done(new AppError('validation_failed', outcome.error.message, outcome.error.details), undefined);
+        },
+        (error: unknown) => done(error as Error, undefined),
+      );
+    });
+    registerImportRoute(scope, articles);
+  });
+};
+
+function registerImportRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], articles: ArticleService): void {
   app.post(
     '/articles/:app_id/flexpdf-import',
     {
       bodyLimit: IMPORT_BODY_LIMIT,
+      // Runs after the portal's key check, before the body is read: a viewer's 32 MiB is never parsed.
+      onRequest: async (request) => articles.assertMayCreate(principalOf(request), (request.params as { app_id: string }).app_id),
       schema: {
         tags,
         summary: `Create up to ${MAX_IMPORT} articles at once, all or none`,
@@ -138,4 +170,4 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
       return reply.code(201).send({ articles: created, count: created.length });
     },
   );
-};
+}

@@ -107,6 +107,9 @@ export const ArticleListQuery = Type.Object({
   order_by: Type.Optional(OrderBy),
   order_dir: Type.Optional(OrderDir),
   issue_id: Type.Optional(Id),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_INT, description: 'skip this many articles (the Link header of a list cut short names the next offset)' }),
+  ),
 });
 export type ArticleListOptions = Static<typeof ArticleListQuery>;
 

@@ -4,6 +4,7 @@ import { sanitizeArticleHtml } from '../../content/sanitize.js';
 import type { Dialect } from '../../db/connection.js';
 import type { ArticleChanges, ArticleRow, Database, NewArticle, Publication } from '../../db/types.js';
 import { type FieldProblem, forbidden, notFound, validationError } from '../../errors.js';
+import { slicer } from '../../workers/slices.js';
 import { allows } from '../permissions.js';
 import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
 import { idsInPublication } from '../publications/queries.js';
@@ -20,8 +21,28 @@ import type {
 
 /** The plain list returns at most this many articles; the page endpoint walks through any number. */
 export const LIST_LIMIT = 1000;
+/**
+ * ... and stops adding articles once their HTML, description and assets pass this many bytes (at least one is
+ * always returned): reading, presenting and serializing tens of MiB would hold the event loop for every request.
+ */
+export const LIST_MAX_BYTES = 8 * 1024 * 1024;
+/** Rows are read at most about this many bytes a query, so that no single read of the list is long. */
+const READ_CHUNK_BYTES = 2 * 1024 * 1024;
 const MAX_ASSETS_BYTES = 64 * 1024;
 const MAX_SEARCH_WORDS = 8;
+
+/** Cleans article HTML with the allow-list, in order (the app runs it in worker threads). */
+export type ArticleHtmlSanitizer = (htmls: string[]) => Promise<string[]>;
+
+const sanitizeInline: ArticleHtmlSanitizer = async (htmls) => htmls.map(sanitizeArticleHtml);
+
+export interface ArticleList {
+  articles: ArticleView[];
+  /** How many articles match, whatever was returned. */
+  total: number;
+  /** The offset of the rest, when the list stopped short of the total (by count or by bytes). */
+  nextOffset?: number;
+}
 
 export class ArticleService {
   private readonly queries: ArticleQueries;
@@ -30,18 +51,36 @@ export class ArticleService {
     private readonly db: Kysely<Database>,
     dialect: Dialect,
     private readonly publications: PublicationService,
+    private readonly sanitize: ArticleHtmlSanitizer = sanitizeInline,
   ) {
     this.queries = new ArticleQueries(db, dialect);
   }
 
-  async list(principal: Principal, appId: string, options: ArticleListOptions) {
+  /** At most LIST_LIMIT articles and about LIST_MAX_BYTES of them, from `offset` on. */
+  async list(principal: Principal, appId: string, options: ArticleListOptions): Promise<ArticleList> {
     const { publication } = await this.publications.access(principal, appId);
     const filter: ArticleFilter = { publicationId: publication.id, issueId: options.issue_id };
-    const [rows, total] = await Promise.all([
-      this.queries.window(filter, orderOf(options), LIST_LIMIT, 0),
+    const offset = options.offset ?? 0;
+    const [window, total] = await Promise.all([
+      this.queries.windowIds(filter, orderOf(options), LIST_LIMIT, offset),
       this.queries.count(filter),
     ]);
-    return { articles: await this.present(rows), total };
+    let bytes = 0;
+    let taken = 0;
+    for (const item of window) {
+      if (taken > 0 && bytes + item.bytes > LIST_MAX_BYTES) break;
+      bytes += item.bytes;
+      taken += 1;
+    }
+    const rows = await this.readInSlices(window.slice(0, taken));
+    const list: ArticleList = { articles: await this.present(rows), total };
+    if (offset + taken < total && taken > 0) list.nextOffset = offset + taken;
+    return list;
+  }
+
+  /** Fails (403, 404) unless the principal may create articles in the publication: checked before a large body is read. */
+  async assertMayCreate(principal: Principal, appId: string): Promise<void> {
+    await this.publications.access(principal, appId, 'write_articles');
   }
 
   async page(principal: Principal, appId: string, page: number, options: ArticlePageOptions) {
@@ -69,6 +108,7 @@ export class ArticleService {
     const categoryIds = input.category_ids ?? [];
     await this.checkReferences(publication, [{ categoryIds, issueId: input.issue_id ?? null }]);
     const values = newArticle(publication, principal, input, input.source ?? null);
+    values.html = await this.cleanHtml(values.html ?? null);
     const id = await this.db.transaction().execute((trx) => insertArticle(trx, values, categoryIds));
     return this.presentOne(await this.findIn(publication, id));
   }
@@ -79,7 +119,7 @@ export class ArticleService {
     const changes: ArticleChanges = { updated_at: nowIso() };
     if (input.title !== undefined) changes.title = input.title;
     if (input.info !== undefined) changes.info = input.info;
-    if (input.html !== undefined) changes.html = cleanHtml(input.html);
+    if (input.html !== undefined) changes.html = await this.cleanHtml(input.html);
     if (input.assets !== undefined) changes.assets = assetsText(input.assets);
     if (input.date !== undefined) changes.date = dateField(input.date, '/date');
     if (input.cover !== undefined) changes.cover = coverValue(input.cover, '/cover');
@@ -117,13 +157,35 @@ export class ArticleService {
     const values = items.map((item, index) =>
       newArticle(publication, principal, item, item.source ?? 'flexpdf', `/articles/${index}`),
     );
+    // Every entry checked first, then all the HTML cleaned at once (in worker threads, spread over them).
+    const withHtml = values.filter((value): value is NewArticle & { html: string } => value.html !== null);
+    const cleaned = await this.sanitize(withHtml.map((value) => value.html));
+    withHtml.forEach((value, index) => (value.html = cleaned[index]!));
     const ids = await this.db.transaction().execute(async (trx) => {
       const created: number[] = [];
-      for (const value of values) created.push(await insertArticle(trx, value, []));
+      const turn = slicer();
+      for (const value of values) {
+        created.push(await insertArticle(trx, value, []));
+        await turn();
+      }
       return created;
     });
-    const rows = await this.db.selectFrom('articles').selectAll().where('id', 'in', ids).orderBy('id').execute();
-    return this.present(rows);
+    return this.present(await this.readInSlices(values.map((value, index) => ({ id: ids[index]!, bytes: value.html?.length ?? 0 }))));
+  }
+
+  /** The articles of a window, read a few MiB a query, letting the event loop turn between reads. */
+  private async readInSlices(window: { id: number; bytes: number }[]): Promise<ArticleRow[]> {
+    const rows: ArticleRow[] = [];
+    const turn = slicer();
+    for (const chunk of chunksByBytes(window, READ_CHUNK_BYTES)) {
+      rows.push(...(await this.queries.rows(chunk.map((item) => item.id))));
+      await turn();
+    }
+    return rows;
+  }
+
+  private async cleanHtml(html: string | null): Promise<string | null> {
+    return html === null ? null : (await this.sanitize([html]))[0]!;
   }
 
   private async findIn(publication: Publication, id: number): Promise<ArticleRow> {
@@ -179,7 +241,8 @@ function newArticle(
     publication_id: publication.id,
     title: input.title!,
     info: input.info ?? null,
-    html: input.html == null ? null : cleanHtml(input.html),
+    // Sanitized by the caller, off the event loop.
+    html: input.html ?? null,
     assets: null,
     cover: input.cover == null ? null : coverValue(input.cover, `${path}/cover`),
     date: dateField(input.date ?? null, `${path}/date`),
@@ -195,8 +258,22 @@ function newArticle(
   };
 }
 
-function cleanHtml(html: string | null): string | null {
-  return html === null ? null : sanitizeArticleHtml(html);
+/** Consecutive items grouped so that each group's bytes stay under `max` (an item larger than that alone). */
+function chunksByBytes<T extends { bytes: number }>(items: T[], max: number): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    if (chunk.length > 0 && size + item.bytes > max) {
+      chunks.push(chunk);
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(item);
+    size += item.bytes;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }
 
 function coverValue(cover: string | null, path: string): string | null {

@@ -6,7 +6,8 @@ import type { PublicationService } from '../publications/service.js';
 import { FeedRunner } from './runner.js';
 import { FeedScheduler, type SchedulerLogger } from './scheduler.js';
 import { FeedService } from './service.js';
-import type { FeedFetch } from './sync.js';
+import { type FeedReader, inlineFeedReader } from './reader.js';
+import type { FeedFetch, FeedSource } from './sync.js';
 
 export interface Feeds {
   service: FeedService;
@@ -23,12 +24,15 @@ export function buildFeeds(deps: {
   dialect: Dialect;
   publications: PublicationService;
   fetch: FeedFetch;
+  /** How fetched feeds are read and their entries cleaned: in the app's worker threads (inline by default). */
+  reader?: FeedReader;
   settings: FeedSettings;
   log?: SchedulerLogger;
 }): Feeds {
-  const runner = new FeedRunner(deps.db, deps.fetch, { intervalMinutes: deps.settings.syncIntervalMinutes });
+  const source: FeedSource = { fetch: deps.fetch, reader: deps.reader ?? inlineFeedReader };
+  const runner = new FeedRunner(deps.db, source, { intervalMinutes: deps.settings.syncIntervalMinutes });
   const scheduler = new FeedScheduler(deps.db, deps.dialect, runner, deps.log ? { logger: deps.log } : {});
-  const service = new FeedService(deps.db, deps.publications, deps.fetch, runner, () => scheduler.wake());
+  const service = new FeedService(deps.db, deps.publications, source, runner, () => scheduler.wake());
   return {
     service,
     scheduler,

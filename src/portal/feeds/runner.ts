@@ -15,7 +15,7 @@ import {
   type ScheduleSettings,
 } from './schedule.js';
 import type { SyncResultView } from './schemas.js';
-import { type FeedFetch, FeedReadError, fetchFeed, importEntries } from './sync.js';
+import { cleanEntriesForImport, FeedReadError, type FeedSource, fetchFeed, importEntries } from './sync.js';
 
 /** The run's lease was taken over (it outlived the stale limit): its writes are rolled back. */
 class LeaseLost extends Error {}
@@ -27,7 +27,7 @@ export function emptyResult(jobId: string, status: SyncResultView['job_status'])
 export class FeedRunner {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly fetch: FeedFetch,
+    private readonly source: FeedSource,
     readonly settings: ScheduleSettings,
   ) {}
 
@@ -41,7 +41,9 @@ export class FeedRunner {
     const result = emptyResult(jobId, 'completed');
     const now = new Date(Math.max(clock.getTime(), Date.now()));
     try {
-      const fetched = await fetchFeed(this.fetch, feed.url, { etag: feed.etag, lastModified: feed.last_modified });
+      const fetched = await fetchFeed(this.source, feed.url, { etag: feed.etag, lastModified: feed.last_modified });
+      // The entries the import writes are cleaned in worker threads first, outside the transaction.
+      if (fetched.feed) await cleanEntriesForImport(this.db, feed, fetched.feed.entries, this.source.reader);
       const categoryIds = (await feedCategoryIds(this.db, [feed.id])).get(feed.id) ?? [];
       const headers = fetched.response.headers;
       const contentMinutes = fetched.feed

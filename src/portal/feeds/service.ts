@@ -9,13 +9,13 @@ import { idsInPublication } from '../publications/queries.js';
 import { claimFeedRun, feedCategoryIds, findFeed, listFeeds, queueFeedRun, setFeedCategories, STALE_RUN_MS } from './queries.js';
 import { emptyResult, type FeedRunner } from './runner.js';
 import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
-import { type FeedFetch, FeedReadError, locateFeed } from './sync.js';
+import { FeedReadError, type FeedSource, locateFeed } from './sync.js';
 
 export class FeedService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly publications: PublicationService,
-    private readonly fetch: FeedFetch,
+    private readonly source: FeedSource,
     private readonly runner: FeedRunner,
     /** Called when a synchronize was queued: the scheduler's wake-up. */
     private readonly onQueued: () => void = () => undefined,
@@ -41,7 +41,7 @@ export class FeedService {
     let fetched;
     try {
       // An HTML page leads to its feed: the one its <link rel="alternate"> names, else one at a usual path.
-      fetched = await locateFeed(this.fetch, url);
+      fetched = await locateFeed(this.source, url);
     } catch (error) {
       if (error instanceof FeedReadError) throw invalidField('/url', `cannot be used: ${error.message}`);
       throw error;

@@ -6,10 +6,13 @@ import type { ArticleChanges, Database, NewArticle, RssFeedRow } from '../../db/
 import { FetchError, type SafeFetchResponse } from '../../net/safe-fetch.js';
 import { nowIso } from '../../time.js';
 import { insertArticle, updateArticle } from '../articles/queries.js';
-import { FeedParseError, parseFeed, type NormalizedEntry, type NormalizedFeed } from './index.js';
+import type { FeedEntry } from './entries.js';
+import { FeedParseError, type NormalizedEntry, type NormalizedFeed } from './index.js';
 import { looksLikeHtml } from './prepare.js';
 import { contentHash, keyEntries } from './dedupe.js';
 import { type ImportedEntry, importedEntries } from './queries.js';
+import { type FeedReader, feedEntries } from './reader.js';
+import { slicer } from '../../workers/slices.js';
 import { retryAfterSeconds } from './schedule.js';
 
 export type FeedFetch = (url: string, options: { headers?: Record<string, string>; signal?: AbortSignal }) => Promise<SafeFetchResponse>;
@@ -45,7 +48,13 @@ export interface FetchFeedOptions {
   signal?: AbortSignal;
 }
 
-export async function fetchFeed(fetch: FeedFetch, url: string, options: FetchFeedOptions = {}): Promise<FetchedFeed> {
+/** Where feeds come from and how they are read (in worker threads, in the app). */
+export interface FeedSource {
+  fetch: FeedFetch;
+  reader: FeedReader;
+}
+
+export async function fetchFeed({ fetch, reader }: FeedSource, url: string, options: FetchFeedOptions = {}): Promise<FetchedFeed> {
   const headers: Record<string, string> = { accept: ACCEPT };
   if (options.etag) headers['if-none-match'] = options.etag;
   if (options.lastModified) headers['if-modified-since'] = options.lastModified;
@@ -68,7 +77,7 @@ export async function fetchFeed(fetch: FeedFetch, url: string, options: FetchFee
     throw new FeedReadError(`the feed's server answered HTTP ${response.status}`, 'status');
   }
   try {
-    const feed = parseFeed({ body: response.body, contentType: response.headers['content-type'], url: response.url });
+    const feed = await reader.read({ body: response.body, contentType: response.headers['content-type'], url: response.url });
     return { response, permanentUrl: permanent, feed };
   } catch (error) {
     if (error instanceof FeedParseError) {
@@ -177,14 +186,95 @@ class StoredEntries {
 
 const usable = (entry: NormalizedEntry) => Boolean(entry.title || entry.html);
 
+/** The writes of an import; the dry run (cleanEntriesForImport) makes none. */
+interface ImportWrites {
+  setCriterion(criterion: RssFeedRow['entry_key_criterion']): Promise<void>;
+  /** An entry found otherwise than by its key takes its key now, so that the next synchronize finds it by key. */
+  rekey(previous: ImportedEntry, entry: NormalizedEntry): Promise<void>;
+  insert(article: NewArticle, identity: EntryIdentity, hash: string, now: string): Promise<number>;
+  update(previous: ImportedEntry & { article_id: number }, changes: ArticleChanges, identity: EntryIdentity, hash: string, now: string): Promise<void>;
+}
+
+interface EntryIdentity {
+  entry_key: string;
+  entry_link: string | null;
+  entry_hash: string;
+}
+
+function databaseWrites(trx: Kysely<Database>, feed: RssFeedRow, categoryIds: number[]): ImportWrites {
+  // A thousand entries written in one transaction: on SQLite every statement answers at once, so without turns
+  // the whole transaction would hold the event loop.
+  const turn = slicer();
+  return {
+    async setCriterion(criterion) {
+      await trx.updateTable('rss_feeds').set({ entry_key_criterion: criterion }).where('id', '=', feed.id).execute();
+    },
+    async rekey(previous, entry) {
+      await trx.updateTable('feed_entries').set({ entry_key: entry.key, entry_link: entry.link ?? null }).where('id', '=', previous.id).execute();
+    },
+    async insert(article, identity, hash, now) {
+      const id = await insertArticle(trx, article, categoryIds);
+      await trx
+        .insertInto('feed_entries')
+        .values({ feed_id: feed.id, ...identity, article_id: id, content_hash: hash, synced_at: now })
+        .execute();
+      await turn();
+      return id;
+    },
+    async update(previous, changes, identity, hash, now) {
+      await updateArticle(trx, previous.article_id, changes, undefined);
+      await trx
+        .updateTable('feed_entries')
+        .set({ ...identity, content_hash: hash, synced_at: now })
+        .where('id', '=', previous.id)
+        .execute();
+      await turn();
+    },
+  };
+}
+
+const NO_WRITES: ImportWrites = {
+  setCriterion: async () => undefined,
+  rekey: async () => undefined,
+  insert: async () => 0,
+  update: async () => undefined,
+};
+
 /** Writes new and changed entries; run inside a transaction so that a failure leaves nothing half-imported. */
 export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, categoryIds: number[], entries: NormalizedEntry[]): Promise<ImportCounts> {
+  return applyEntries(feed, entries, await importedEntries(trx, feed.id), databaseWrites(trx, feed, categoryIds));
+}
+
+/**
+ * Cleans, in the reader's worker threads and before the import's transaction, every entry the import will read
+ * cleaned (new and changed entries, and those keyed or matched by their content), so that the transaction neither
+ * sanitizes on the event loop nor holds the database while it does. A dry run of the import tells which entries
+ * those are: reading an entry not cleaned yet records it; the recorded entries are cleaned and the dry run repeats
+ * (its choices can depend on what it read) until it reads no entry that is not cleaned. An entry the transaction
+ * still finds not cleaned (the stored entries changed meanwhile) is cleaned there.
+ */
+export async function cleanEntriesForImport(db: Kysely<Database>, feed: RssFeedRow, normalized: NormalizedEntry[], reader: FeedReader): Promise<void> {
+  const entries = feedEntries(normalized);
+  const stored = await importedEntries(db, feed.id);
+  for (let round = 0; round < 4; round += 1) {
+    const missing = new Set<FeedEntry>();
+    for (const entry of entries) entry.collectInto(missing);
+    try {
+      await applyEntries(feed, entries, stored, NO_WRITES);
+    } finally {
+      for (const entry of entries) entry.collectInto(undefined);
+    }
+    if (missing.size === 0) return;
+    await reader.clean([...missing]);
+  }
+  await reader.clean(entries);
+}
+
+async function applyEntries(feed: RssFeedRow, entries: NormalizedEntry[], stored: ImportedEntry[], writes: ImportWrites): Promise<ImportCounts> {
   const counts: ImportCounts = { imported: 0, updated: 0, skipped: 0, unchanged: 0, articles: [] };
   // Keyed by the feed's own criterion (which may step down here, and is then stored), not by the fetch alone.
   const criterion = keyEntries(entries, feed.entry_key_criterion);
-  if (criterion !== feed.entry_key_criterion) {
-    await trx.updateTable('rss_feeds').set({ entry_key_criterion: criterion }).where('id', '=', feed.id).execute();
-  }
+  if (criterion !== feed.entry_key_criterion) await writes.setCriterion(criterion);
   // One entry per key: another entry under a key already taken is skipped (counted), the first usable one kept.
   const byKey = new Map<string, NormalizedEntry>();
   for (const entry of entries) {
@@ -196,16 +286,14 @@ export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, cat
     counts.skipped += 1;
     if (!usable(held) && usable(entry)) byKey.set(entry.key, entry);
   }
-  const found = new StoredEntries(await importedEntries(trx, feed.id)).match([...byKey.values()]);
+  const found = new StoredEntries(stored).match([...byKey.values()]);
 
   for (const entry of byKey.values()) {
     // Unchanged entries are told by what the feed says, before any cleaning: they cost no sanitizing.
     const hash = entry.sourceHash;
     const previous = found.get(entry);
-    /** An entry found otherwise than by its key takes its key now, so that the next synchronize finds it by key. */
     const rekey = async () => {
-      if (!previous || previous.entry_key === entry.key) return;
-      await trx.updateTable('feed_entries').set({ entry_key: entry.key, entry_link: entry.link ?? null }).where('id', '=', previous.id).execute();
+      if (previous && previous.entry_key !== entry.key) await writes.rekey(previous, entry);
     };
     if (previous && previous.content_hash === hash) {
       await rekey();
@@ -234,11 +322,7 @@ export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, cat
         created_at: now,
         updated_at: now,
       };
-      const id = await insertArticle(trx, article, categoryIds);
-      await trx
-        .insertInto('feed_entries')
-        .values({ feed_id: feed.id, ...identity, article_id: id, content_hash: hash, synced_at: now })
-        .execute();
+      const id = await writes.insert(article, identity, hash, now);
       counts.imported += 1;
       counts.articles.push(id);
       continue;
@@ -252,12 +336,7 @@ export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, cat
     const changes: ArticleChanges = { ...values, updated_at: now };
     // An undated entry keeps the date of its first import.
     if (!entry.publishedAt && !entry.updatedAt) delete changes.date;
-    await updateArticle(trx, previous.article_id, changes, undefined);
-    await trx
-      .updateTable('feed_entries')
-      .set({ ...identity, content_hash: hash, synced_at: now })
-      .where('id', '=', previous.id)
-      .execute();
+    await writes.update({ ...previous, article_id: previous.article_id }, changes, identity, hash, now);
     counts.updated += 1;
     counts.articles.push(previous.article_id);
   }
@@ -295,22 +374,22 @@ const USUAL_PATHS_DEADLINE_MS = 20_000;
  * the first of the usual paths on the same origin that serves a feed. Throws FeedReadError with the reason
  * (`discovered` set when the failure concerns a feed the page led to).
  */
-export async function locateFeed(fetch: FeedFetch, url: string): Promise<FetchedFeed> {
+export async function locateFeed(source: FeedSource, url: string): Promise<FetchedFeed> {
   try {
-    return await fetchFeed(fetch, url);
+    return await fetchFeed(source, url);
   } catch (error) {
     if (!(error instanceof FeedReadError) || !error.response) throw error;
     const named = discoverFeedUrl(error.response);
     if (named && named !== url) {
       try {
-        return await fetchFeed(fetch, named);
+        return await fetchFeed(source, named);
       } catch (inner) {
         if (inner instanceof FeedReadError) throw new FeedReadError(`the page names the feed ${named}, but ${inner.message}`, inner.kind, undefined, inner.retryAfterSeconds);
         throw inner;
       }
     }
     if (!named && isHtmlPage(error.response)) {
-      const found = await tryUsualPaths(fetch, error.response.url, url);
+      const found = await tryUsualPaths(source, error.response.url, url);
       if (found) return found;
     }
     throw error;
@@ -321,7 +400,7 @@ function isHtmlPage(response: SafeFetchResponse): boolean {
   return /html/i.test(response.headers['content-type'] ?? '') || looksLikeHtml(response.body.subarray(0, 4096).toString('latin1'));
 }
 
-async function tryUsualPaths(fetch: FeedFetch, pageUrl: string, requestedUrl: string): Promise<FetchedFeed | undefined> {
+async function tryUsualPaths(source: FeedSource, pageUrl: string, requestedUrl: string): Promise<FetchedFeed | undefined> {
   const signal = AbortSignal.timeout(USUAL_PATHS_DEADLINE_MS);
   const tried = new Set([pageUrl, requestedUrl]);
   for (const path of USUAL_FEED_PATHS) {
@@ -329,7 +408,7 @@ async function tryUsualPaths(fetch: FeedFetch, pageUrl: string, requestedUrl: st
     if (tried.has(candidate)) continue;
     tried.add(candidate);
     try {
-      return await fetchFeed(fetch, candidate, { signal });
+      return await fetchFeed(source, candidate, { signal });
     } catch (error) {
       if (!(error instanceof FeedReadError)) throw error;
       if (signal.aborted) return undefined;

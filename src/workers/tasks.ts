@@ -1,0 +1,33 @@
+// The worker threads' tasks (see pool.ts). Each takes and returns plain data; failures a caller must tell apart
+// (a body that is not JSON, a response that is not a feed) are returned as data, since errors lose their class on
+// the way back.
+
+import { sanitizeArticleHtml } from '../content/sanitize.js';
+import { type JsonParseOutcome, parseJsonBytes } from '../http/json-body.js';
+import type { CleanedEntry, EntrySource } from '../portal/feeds/entries.js';
+import { cleanEntries, type FeedReadOutcome, readFeedOutcome } from '../portal/feeds/reader.js';
+
+/** Structured cloning turns a Buffer into a plain Uint8Array: the same bytes as a Buffer again, without a copy. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Article HTML written through the API, cleaned with the allow-list. */
+export function sanitizeArticles(htmls: string[]): string[] {
+  return htmls.map(sanitizeArticleHtml);
+}
+
+/** A fetched feed decoded, parsed and normalized (entries not cleaned yet, except those keyed by their content). */
+export function readFeed(input: { body: Uint8Array; contentType?: string; url?: string }): FeedReadOutcome {
+  return readFeedOutcome({ ...input, body: asBuffer(input.body) });
+}
+
+/** Feed entries cleaned (title, summary, HTML, cover, author). */
+export function cleanFeedEntries(sources: EntrySource[]): CleanedEntry[] {
+  return cleanEntries(sources);
+}
+
+/** A large JSON body parsed with the body parser's rules. */
+export function parseJson(input: { bytes: Uint8Array; maxItems?: Record<string, number> }): JsonParseOutcome {
+  return parseJsonBytes(input.bytes, input.maxItems);
+}
