@@ -9,6 +9,7 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { ErrorBody, registerErrorHandling } from './http/errors.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { serverOptions } from './http/server.js';
 import { registerValidation } from './http/validation.js';
 import { buildLeadApi } from './leads/compose.js';
 import { leadRoutes } from './leads/routes.js';
@@ -60,7 +61,8 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
         }
       : false,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    requestIdHeader: 'x-request-id',
+    // Timeouts for stalled clients, request ids (a client's x-request-id only when short and safe), Node's refusals.
+    ...serverOptions(config.http),
     return503OnClosing: true,
     // A number of hops is what Fastify does at run time too (its types only take a function for it).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,

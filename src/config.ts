@@ -24,7 +24,25 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   feeds: FeedSettings;
+  http: HttpSettings;
 }
+
+/**
+ * How long the server waits for a client (Node's http server: headersTimeout, requestTimeout, keepAliveTimeout), so
+ * that a client that stalls cannot hold a connection open: like nginx's client_header_timeout, client_body_timeout
+ * and keepalive_timeout. A request once received has no limit here: the handler's own work bounds it.
+ */
+export interface HttpSettings {
+  /** HTTP_HEADERS_TIMEOUT_SECONDS: from the connection (or the request's first byte) until its headers are in. */
+  headersTimeoutSeconds: number;
+  /** HTTP_REQUEST_TIMEOUT_SECONDS: until the whole request, headers and body, is in (at least the headers' time). */
+  requestTimeoutSeconds: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: how long an idle keep-alive connection waits for its next request. */
+  keepAliveTimeoutSeconds: number;
+}
+
+/** An hour: a longer wait for a client is more likely milliseconds written for seconds than a wish. */
+const MAX_HTTP_TIMEOUT_SECONDS = 3600;
 
 export interface FeedSettings {
   /** FEED_SCHEDULER: synchronize due feeds (and run queued synchronizations) in this process. */
@@ -115,7 +133,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scheduler: parseBoolean('FEED_SCHEDULER', env.FEED_SCHEDULER, true),
       syncIntervalMinutes: parseFeedSyncInterval(env.FEED_SYNC_INTERVAL_MINUTES),
     },
+    http: parseHttpSettings(env),
   };
+}
+
+function parseHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
+  const seconds = (name: string, fallback: number) => {
+    const value = positiveInteger(name, env[name], fallback);
+    if (value > MAX_HTTP_TIMEOUT_SECONDS) {
+      throw new ConfigError(`${name} must be at most ${MAX_HTTP_TIMEOUT_SECONDS} (an hour, in seconds), got "${env[name]}"`);
+    }
+    return value;
+  };
+  const requestTimeoutSeconds = seconds('HTTP_REQUEST_TIMEOUT_SECONDS', 60);
+  const settings: HttpSettings = {
+    // The whole request includes its headers: their wait is at most the request's (Node refuses a longer one).
+    headersTimeoutSeconds: seconds('HTTP_HEADERS_TIMEOUT_SECONDS', Math.min(60, requestTimeoutSeconds)),
+    requestTimeoutSeconds,
+    keepAliveTimeoutSeconds: seconds('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 75),
+  };
+  if (settings.headersTimeoutSeconds > settings.requestTimeoutSeconds) {
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_SECONDS (${settings.headersTimeoutSeconds}) must not be longer than HTTP_REQUEST_TIMEOUT_SECONDS (${settings.requestTimeoutSeconds})`,
+    );
+  }
+  return settings;
 }
 
 function positiveInteger(name: string, value: string | undefined, fallback: number): number {

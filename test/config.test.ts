@@ -43,6 +43,7 @@ describe('loadConfig', () => {
         workerPollMs: 1000,
       },
       feeds: { scheduler: true, syncIntervalMinutes: 60 },
+      http: { headersTimeoutSeconds: 60, requestTimeoutSeconds: 60, keepAliveTimeoutSeconds: 75 },
     });
   });
 
@@ -78,6 +79,9 @@ describe('loadConfig', () => {
       LEAD_WORKER_POLL_MS: '250',
       FEED_SCHEDULER: 'off',
       FEED_SYNC_INTERVAL_MINUTES: '15',
+      HTTP_HEADERS_TIMEOUT_SECONDS: '10',
+      HTTP_REQUEST_TIMEOUT_SECONDS: '300',
+      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '65',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -105,7 +109,23 @@ describe('loadConfig', () => {
         workerPollMs: 250,
       },
       feeds: { scheduler: false, syncIntervalMinutes: 15 },
+      http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 300, keepAliveTimeoutSeconds: 65 },
     });
+  });
+
+  it('HTTP_*_TIMEOUT_SECONDS are whole seconds from 1 to 3600, the headers\' at most the request\'s', () => {
+    // A shorter request timeout alone shortens the headers' too (they are part of the request).
+    assert.deepEqual(loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '30' }).http, { headersTimeoutSeconds: 30, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 75 });
+    assert.deepEqual(loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '600' }).http.headersTimeoutSeconds, 60);
+    assert.equal(loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1' }).http.keepAliveTimeoutSeconds, 1);
+    for (const name of ['HTTP_HEADERS_TIMEOUT_SECONDS', 'HTTP_REQUEST_TIMEOUT_SECONDS', 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS']) {
+      // 60000 is milliseconds written for seconds.
+      for (const value of ['0', '-1', '1.5', 'soon', '60000']) expectConfigError(name, value);
+    }
+    assert.throws(
+      () => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '120', HTTP_REQUEST_TIMEOUT_SECONDS: '60' }),
+      (error: unknown) => error instanceof ConfigError && /HTTP_HEADERS_TIMEOUT_SECONDS \(120\) must not be longer than HTTP_REQUEST_TIMEOUT_SECONDS \(60\)/.test(error.message),
+    );
   });
 
   it('takes a SQLite path, :memory: or a postgresql:// URL as DATABASE_URL', () => {
