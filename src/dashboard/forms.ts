@@ -2,7 +2,8 @@ import type { TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, invalidField } from '../errors.js';
+import { NUL_MESSAGE, pathOfNul } from '../http/nul.js';
 import type { FormErrors } from './layout.js';
 
 /** A form body as @fastify/formbody parses it: a repeated field arrives as an array. */
@@ -17,6 +18,19 @@ export const FORM_BODY_LIMIT = 128 * 1024;
 export function formBody(request: FastifyRequest): FormBody {
   const body = request.body;
   return body !== null && typeof body === 'object' ? (body as FormBody) : {};
+}
+
+/**
+ * Every dashboard form, before its page sees it: a NUL character in any field (name or value) is a 400 naming the
+ * field, as in the APIs' JSON bodies and query strings (PostgreSQL cannot store one; SQLite would store what
+ * PostgreSQL refuses). `checkedByPage` are the fields whose page shows control characters at the field itself.
+ */
+export function refuseNulFields(body: FormBody, checkedByPage: readonly string[] = []): void {
+  for (const [name, value] of Object.entries(body)) {
+    if (checkedByPage.includes(name)) continue;
+    const at = pathOfNul({ [name]: value }, '');
+    if (at !== undefined) throw invalidField(at, NUL_MESSAGE);
+  }
 }
 
 /** One field's text (the first, when repeated); missing is empty. */

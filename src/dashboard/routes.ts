@@ -14,7 +14,7 @@ import type { PublicationService } from '../portal/publications/service.js';
 import { ASSETS } from './assets.js';
 import { CSRF_FIELD, fromSameOrigin, tokenMatches } from './csrf.js';
 import { CsrfRefused, errorPage, registerDashboardErrors } from './errors.js';
-import { FORM_BODY_LIMIT, formBody, text } from './forms.js';
+import { FORM_BODY_LIMIT, formBody, refuseNulFields, text } from './forms.js';
 import { registerAuthPages } from './pages/auth.js';
 import { registerClientPages } from './pages/clients.js';
 import { registerFeedPages } from './pages/feeds.js';
@@ -49,8 +49,17 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A static asset: no session lookup. */
     asset?: boolean;
+    /** Fields whose page shows control characters (NUL included) at the field itself: no generic 400 for them. */
+    controlCharactersAtFields?: readonly string[];
   }
 }
+
+/** The forms whose pages refuse control characters at these fields (forms.ts controlCharacterProblems). */
+const CONTROL_CHARACTERS_AT_FIELDS: Record<string, readonly string[]> = {
+  'POST /templates': ['name', 'subject', 'body'],
+  'POST /templates/:id': ['name', 'subject', 'body'],
+  'POST /leads': ['firstName', 'lastName', 'email', 'templateId'],
+};
 
 // Pages load only what this server sends; nothing may frame them (clickjacking); no inline script can run even
 // if some content escaped escaping.
@@ -85,6 +94,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
   await app.register(cookie);
   app.addHook('onRoute', (route) => {
     route.schema = { ...(route.schema ?? {}), hide: true };
+    const checkedByPage = CONTROL_CHARACTERS_AT_FIELDS[`${String(route.method)} ${route.url}`];
+    if (checkedByPage) route.config = { ...(route.config ?? {}), controlCharactersAtFields: checkedByPage };
   });
   registerDashboardErrors(app);
   app.decorateRequest('dashboard', null as never);
@@ -106,6 +117,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const token = text(formBody(request), CSRF_FIELD);
       if (!fromSameOrigin(request) || !state.csrfSecret || !tokenMatches(state.csrfSecret, token)) throw new CsrfRefused();
+      refuseNulFields(formBody(request), request.routeOptions.config.controlCharactersAtFields);
     }
   });
 

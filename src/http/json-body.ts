@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppError, type FieldProblem, invalidField } from '../errors.js';
+import { NUL_MESSAGE, pathOfNul } from './nul.js';
 
 const MAX_DEPTH = 32;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -49,7 +50,7 @@ function checkJsonValue(text: string, value: unknown): AppError | undefined {
   }
   // A NUL can only arrive escaped (\u0000): look for it in the values only when the text holds the escape.
   const nulAt = text.includes('\\u0000') ? pathOfNul(value, '') : undefined;
-  if (nulAt !== undefined) return invalidField(nulAt || '/', 'must not contain the NUL character (\\u0000)');
+  if (nulAt !== undefined) return invalidField(nulAt || '/', NUL_MESSAGE);
   return undefined;
 }
 
@@ -94,15 +95,3 @@ function depthExceeds(value: unknown, remaining: number): boolean {
   return false;
 }
 
-/** The JSON pointer of the first string (value or key) holding a NUL character, if any. */
-function pathOfNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = `${path}/${key}`;
-    if (key.includes('\0')) return childPath;
-    const found = pathOfNul(child, childPath);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
