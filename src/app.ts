@@ -96,6 +96,9 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   registerHealthRoutes(app, storage);
+  storage.onConnectionLost((error) =>
+    app.log.warn({ err: error }, 'a database connection was dropped; it is discarded and the next query opens a new one'),
+  );
 
   const { db, dialect } = storage;
   const accounts = new AccountService(db);

@@ -116,7 +116,7 @@ async function run(action: (config: Config, storage: Storage) => Promise<void | 
   let storage: Storage | undefined;
   try {
     const config = loadConfig();
-    storage = openStorage(config.databaseUrl);
+    storage = openStorage(config.databaseUrl, config.postgresPool);
     if ((await action(config, storage)) === 'keep-open') return;
     await storage.close();
   } catch (error) {

@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** The PostgreSQL connection pool (unused on SQLite). */
+  postgresPool: PostgresPoolSettings;
   redisUrl: string | undefined;
   /** host:port pairs that outbound fetches may reach although they are private (local test servers). */
   outboundAllow: string[];
@@ -43,6 +45,17 @@ export interface HttpSettings {
 
 /** An hour: a longer wait for a client is more likely milliseconds written for seconds than a wish. */
 const MAX_HTTP_TIMEOUT_SECONDS = 3600;
+
+export interface PostgresPoolSettings {
+  /** DATABASE_POOL_SIZE: connections this instance keeps at most (several instances share the server's max_connections). */
+  size: number;
+  /** DATABASE_CONNECT_TIMEOUT_MS: how long a query waits for a connection (a free one, or a new one) before failing with a 503. */
+  connectTimeoutMs: number;
+  /** DATABASE_IDLE_TIMEOUT_MS: an idle connection is closed after this long. */
+  idleTimeoutMs: number;
+  /** DATABASE_APPLICATION_NAME: how the connections name themselves in pg_stat_activity (unless the URL names one). */
+  applicationName: string;
+}
 
 export interface FeedSettings {
   /** FEED_SCHEDULER: synchronize due feeds (and run queued synchronizations) in this process. */
@@ -95,6 +108,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: parsePort(env.PORT ?? '3000'),
     host: nonEmpty('HOST', env.HOST ?? '127.0.0.1'),
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL ?? './data/masthead.sqlite'),
+    postgresPool: {
+      size: positiveInteger('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
+      connectTimeoutMs: positiveInteger('DATABASE_CONNECT_TIMEOUT_MS', env.DATABASE_CONNECT_TIMEOUT_MS, 5_000),
+      idleTimeoutMs: positiveInteger('DATABASE_IDLE_TIMEOUT_MS', env.DATABASE_IDLE_TIMEOUT_MS, 30_000),
+      applicationName: nonEmpty('DATABASE_APPLICATION_NAME', env.DATABASE_APPLICATION_NAME ?? 'masthead'),
+    },
     redisUrl: optionalUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
     outboundAllow: parseHostPorts(env.OUTBOUND_ALLOW),
     companySiteUrl: parseCompanySiteUrl(env.COMPANY_SITE_URL ?? 'https://{domain}/'),

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'quota_exceeded'
   | 'generation_failed'
+  | 'unavailable'
   | 'internal';
 
 export interface FieldProblem {

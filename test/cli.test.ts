@@ -11,6 +11,7 @@ import { AccountService } from '../src/accounts/service.js';
 import { type Dialect, openStorage } from '../src/db/connection.js';
 import { TemplateService } from '../src/leads/templates/service.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/app.js';
+import { terminateBackends } from './helpers/db-faults.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const COMMAND_TIMEOUT_MS = 30_000;
@@ -112,7 +113,7 @@ for (const dialect of DIALECTS) {
     after(() => database.drop());
 
     it('migrate prints the migrations it applied: all on an empty database, none after', async () => {
-      assert.deepEqual(await mastheadJson('migrate'), { applied: ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads', '006_feed_entry_keys', '007_lead_fixes', '008_search_unaccent'] });
+      assert.deepEqual(await mastheadJson('migrate'), { applied: ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads', '006_feed_entry_keys', '007_lead_fixes', '008_search_unaccent', '009_ids_never_reused'] });
       assert.deepEqual(await mastheadJson('migrate'), { applied: [] });
     });
 
@@ -207,7 +208,13 @@ for (const dialect of DIALECTS) {
 
     it('serve applies migrations, answers over HTTP and exits 0 on SIGTERM', async () => {
       const fresh = await cliDatabase(dialect);
-      const serveEnv = { DATABASE_URL: fresh.url, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'warn' };
+      const serveEnv = {
+        DATABASE_URL: fresh.url,
+        DATABASE_APPLICATION_NAME: `masthead-serve-${process.pid}`,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      };
       const base = `http://127.0.0.1:${serveEnv.PORT}`;
       let child: ChildProcess | undefined;
       try {
@@ -229,6 +236,18 @@ for (const dialect of DIALECTS) {
         assert.equal(article.title, 'Over the wire');
         const listed = await fetch(`${base}/api/portal/v1/articles/${appId}`, { headers: { 'x-api-key': apiKey } });
         assert.deepEqual(((await listed.json()) as { id: number }[]).map((row) => row.id), [article.id]);
+
+        if (dialect === 'postgres') {
+          // PostgreSQL drops the server's connections (a restart, a failover), twice: the process lives on and answers.
+          for (let round = 0; round < 2; round += 1) {
+            assert.ok((await terminateBackends(serveEnv.DATABASE_APPLICATION_NAME)) > 0, 'the server had connections to drop');
+            await waitUntil(async () => (await fetch(`${base}/readyz`)).ok, 'serve to reconnect');
+          }
+          assert.equal(child.exitCode, null, `serve is still running: ${output}`);
+          const again = await fetch(`${base}/api/portal/v1/articles/${appId}/${article.id}`, { headers: { 'x-api-key': apiKey } });
+          assert.equal(again.status, 200);
+          assert.match(output, /a database connection was dropped/, 'the loss is logged');
+        }
 
         child.kill('SIGTERM');
         const [code, signal] = await withTimeout(exited, COMMAND_TIMEOUT_MS, 'serve did not stop after SIGTERM');
@@ -280,6 +299,14 @@ async function waitUntilHealthy(base: string, child: ChildProcess, output: () =>
     await new Promise((done) => setTimeout(done, 100));
   }
   throw new Error(`serve did not answer /healthz within ${COMMAND_TIMEOUT_MS} ms: ${output()}`);
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + COMMAND_TIMEOUT_MS;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`waited ${COMMAND_TIMEOUT_MS} ms for ${what}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { STATUS_OF } from '../http/errors.js';
+import { STATUS_OF, asUnavailable } from '../http/errors.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 
@@ -22,6 +22,7 @@ const TITLES: Record<number, string> = {
   429: 'Too many requests',
   500: 'Something went wrong',
   502: 'A service we rely on failed',
+  503: 'Try again in a moment',
 };
 
 export function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -50,7 +51,8 @@ export function errorPage(request: FastifyRequest, reply: FastifyReply, status: 
  * service's message on a page of the layout. Only the dashboard's own routes get this handler.
  */
 export function registerDashboardErrors(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError | CsrfRefused, request, reply) => {
+  app.setErrorHandler((caught: FastifyError | AppError | CsrfRefused, request, reply) => {
+    const error: typeof caught = asUnavailable(caught, request.log) ?? caught;
     if (error instanceof CsrfRefused) {
       return errorPage(
         request,

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { isPostgresUrl } from '../config.js';
+import { isPostgresUrl, type PostgresPoolSettings } from '../config.js';
 import type { Database } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -11,28 +11,54 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Storage {
   db: Kysely<Database>;
   dialect: Dialect;
-  /** True when the database answers a trivial query. */
+  /** True when the database answers a trivial query within PING_TIMEOUT_MS. */
   ping(): Promise<boolean>;
+  /**
+   * Tells `listener` of every connection the database dropped (PostgreSQL restarted, failed over, or a proxy reaped
+   * it). The broken connection is already out of the pool; the next query opens a new one.
+   */
+  onConnectionLost(listener: (error: Error) => void): void;
   close(): Promise<void>;
 }
+
+const PING_TIMEOUT_MS = 2_000;
+
+export const DEFAULT_POSTGRES_POOL: PostgresPoolSettings = {
+  size: 10,
+  connectTimeoutMs: 5_000,
+  idleTimeoutMs: 30_000,
+  applicationName: 'masthead',
+};
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-export function openStorage(databaseUrl: string): Storage {
+export function openStorage(databaseUrl: string, poolSettings: PostgresPoolSettings = DEFAULT_POSTGRES_POOL): Storage {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite';
-  const db = dialect === 'postgres' ? openPostgres(databaseUrl) : openSqlite(databaseUrl);
+  const lostListeners: ((error: Error) => void)[] = [];
+  const connectionLost = (error: Error) => {
+    for (const listener of lostListeners) listener(error);
+  };
+  const db = dialect === 'postgres' ? openPostgres(databaseUrl, poolSettings, connectionLost) : openSqlite(databaseUrl);
   return {
     db,
     dialect,
     async ping() {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+      });
+      const answered = sql`select 1`.execute(db).then(
+        () => true,
+        () => false,
+      );
       try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
+        return await Promise.race([answered, timeout]);
+      } finally {
+        clearTimeout(timer);
       }
     },
+    onConnectionLost: (listener) => void lostListeners.push(listener),
     close: () => db.destroy(),
   };
 }
@@ -71,7 +97,7 @@ function withStatementCache(database: SQLite.Database): SQLite.Database {
   return database;
 }
 
-function openPostgres(connectionString: string): Kysely<Database> {
+function openPostgres(connectionString: string, settings: PostgresPoolSettings, connectionLost: (error: Error) => void): Kysely<Database> {
   // COUNT(*) and SUM() come back as int8/numeric; every such value here fits a JS number.
   const types = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -79,6 +105,21 @@ function openPostgres(connectionString: string): Kysely<Database> {
         ? (value: string) => Number(value)
         : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
   };
-  const pool = new pg.Pool({ connectionString, types, max: 10 });
+  const pool = new pg.Pool({
+    connectionString,
+    types,
+    max: settings.size,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    idleTimeoutMillis: settings.idleTimeoutMs,
+    // A URL's own ?application_name= wins.
+    ...(new URL(connectionString).searchParams.has('application_name') ? {} : { application_name: settings.applicationName }),
+    // A peer that vanished without closing (a failover, a cable) is noticed by TCP keep-alive, not only at the next query.
+    keepAlive: true,
+  });
+  // Without these listeners a dropped connection is an unhandled 'error' event, which ends the process. Every client
+  // reports its own loss: in use, the query on it fails and pg-pool discards the client when it is released (it is
+  // no longer queryable); idle, pg-pool removes it and also emits on the pool, which is the same loss again.
+  pool.on('connect', (client) => client.on('error', connectionLost));
+  pool.on('error', () => undefined);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

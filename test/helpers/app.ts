@@ -53,7 +53,7 @@ export async function startApp(dialect: Dialect, env: Record<string, string> = {
   const database = await createTestDatabase(dialect);
   // The feed scheduler stays off unless a test turns it on: feed tests drive it with app.feedScheduler.runDue().
   const config = loadConfig({ FEED_SCHEDULER: 'off', ...env, DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
-  const storage = openStorage(config.databaseUrl);
+  const storage = openStorage(config.databaseUrl, config.postgresPool);
   let app: FastifyInstance;
   try {
     await migrateToLatest(storage.db, storage.dialect);
