@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { AppError, type ErrorCode, type FieldProblem } from '../errors.js';
 
 /** The HTTP status of each error code (the dashboard's error pages use it too). */
@@ -14,6 +15,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   quota_exceeded: 429,
   generation_failed: 502,
+  unavailable: 503,
   internal: 500,
 };
 
@@ -48,16 +50,35 @@ interface AjvProblem {
   params: Record<string, unknown>;
 }
 
+/**
+ * A fixed choice written as a union of literals (unlock_type, order_by, status) fails in ajv as one "must be equal
+ * to constant" per choice and a "must match a schema in anyOf": one problem listing the allowed values instead.
+ */
+function collapseChoices(problems: AjvProblem[]): AjvProblem[] {
+  const choices = new Map<string, unknown[]>();
+  for (const problem of problems) {
+    if (problem.keyword === 'const') choices.set(problem.instancePath, [...(choices.get(problem.instancePath) ?? []), problem.params.allowedValue]);
+  }
+  const isChoice = (path: string) => choices.has(path) && problems.some((problem) => problem.keyword === 'anyOf' && problem.instancePath === path);
+  return problems.flatMap((problem) => {
+    if (!isChoice(problem.instancePath)) return [problem];
+    if (problem.keyword !== 'anyOf') return [];
+    const nullable = problems.some((other) => other.instancePath === problem.instancePath && other.keyword === 'type' && other.params.type === 'null');
+    const allowed = [...new Set(choices.get(problem.instancePath))];
+    return [{ ...problem, keyword: 'enum', params: { allowedValues: nullable ? [...allowed, null] : allowed } }];
+  });
+}
+
 /** Turns ajv's problems into our field problems: `/title` must be string, `/articles/3/title` is required... */
 function fieldProblems(context: string | undefined, problems: AjvProblem[]): FieldProblem[] {
-  return problems.map((problem) => {
+  return collapseChoices(problems).map((problem) => {
     let path = problem.instancePath;
     if (problem.keyword === 'required') path += `/${String(problem.params.missingProperty)}`;
     const message =
       problem.keyword === 'required'
         ? 'is required'
         : problem.keyword === 'enum'
-          ? `must be one of ${(problem.params.allowedValues as unknown[]).join(', ')}`
+          ? `must be one of ${(problem.params.allowedValues as unknown[]).map(String).join(', ')}`
           : (problem.message ?? 'is invalid');
     const prefix = context && context !== 'body' ? `/${context}` : '';
     return { path: `${prefix}${path}` || '/', message };
@@ -69,8 +90,22 @@ function describe(problem: FieldProblem): string {
   return `${where} ${problem.message}`;
 }
 
+/** How soon a client may retry when the database could not be reached. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * A database that cannot be reached just now (a dropped connection, a restart, a failover) fails the request with a
+ * retryable 503 rather than a 500; the pool has already discarded the broken connection. Both error handlers use it.
+ */
+export function asUnavailable(error: unknown, log: { warn(details: object, message: string): void }): AppError | undefined {
+  if (!isDatabaseUnavailable(error)) return undefined;
+  log.warn({ err: error }, 'database unavailable');
+  return new AppError('unavailable', 'The database cannot be reached just now; retry in a few seconds', [], UNAVAILABLE_RETRY_AFTER_SECONDS);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+  app.setErrorHandler((caught: FastifyError | AppError, request, reply) => {
+    const error: typeof caught = asUnavailable(caught, request.log) ?? caught;
     if (error instanceof AppError) {
       if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
       return reply.code(STATUS_OF[error.code]).send(errorBody(error.code, error.message, error.details));
