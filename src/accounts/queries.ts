@@ -25,9 +25,10 @@ export function findKeyOwnerQuery(db: Kysely<Database>) {
   );
 }
 
-export async function touchKey(db: Kysely<Database>, keyId: number, userId: number, at: string): Promise<void> {
+/** Marks the key used, and its user seen unless `seenUserId` is undefined (someone else acting as the user). */
+export async function touchKey(db: Kysely<Database>, keyId: number, seenUserId: number | undefined, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
-  await db.updateTable('users').set({ last_seen_at: at }).where('id', '=', userId).execute();
+  if (seenUserId !== undefined) await db.updateTable('users').set({ last_seen_at: at }).where('id', '=', seenUserId).execute();
 }
 
 export function findUserByEmail(db: Kysely<Database>, email: string) {

@@ -112,7 +112,8 @@ export class AccountService {
       return undefined;
     }
     if (row.last_used_at === null || Date.parse(now) - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
-      await touchKey(this.db, row.key_id, row.user_id, now);
+      // An impersonation is not the client's own activity: its last_seen_at stays as the client left it.
+      await touchKey(this.db, row.key_id, row.impersonator_id === null ? row.user_id : undefined, now);
     }
     return { userId: row.user_id, accountId: row.account_id, kind: row.kind, keyId: row.key_id, impersonatorId: row.impersonator_id, plan: row.plan };
   }

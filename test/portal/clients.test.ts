@@ -99,6 +99,21 @@ for (const dialect of DIALECTS) {
       assert.match((await s.api.get(`${CLIENTS}/${seeded.userId}`)).body.last_seen_at, TIMESTAMP);
     });
 
+    it('leaves a client\'s last_seen_at and sign_in_count alone while someone becomes it (an impersonation is not its activity)', async () => {
+      const seeded = await seedClient(s.t.storage, s.owner.accountId, [[s.publicationId, 'editor']]);
+      const become = await s.api.get(`${CLIENTS}/${seeded.userId}/become`);
+      expectStatus(become, 200);
+      const asClient = client(s.t.app, become.body.api_key);
+      expectStatus(await asClient.get(`${PORTAL}/publications`), 200);
+      expectStatus(await asClient.get(`${CLIENTS}/${seeded.userId}`), 403);
+      const seen = (await s.api.get(`${CLIENTS}/${seeded.userId}`)).body;
+      assert.equal(seen.last_seen_at, null, 'the become key was used, the client was not seen');
+      assert.equal(seen.sign_in_count, 0);
+      // The become key itself is marked used (the owner's audit of keys still sees it).
+      const key = await s.t.storage.db.selectFrom('api_keys').select('last_used_at').where('user_id', '=', seeded.userId).where('impersonator_id', 'is not', null).executeTakeFirstOrThrow();
+      assert.match(String(key.last_used_at), /^\d{4}-/);
+    });
+
     describe('pages, ordering and filters', () => {
       let owner: Owner;
       let api: Api;
