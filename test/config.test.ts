@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       databaseUrl: './data/masthead.sqlite',
+      postgresPool: { size: 10, connectTimeoutMs: 5000, idleTimeoutMs: 30000, applicationName: 'masthead' },
       redisUrl: undefined,
       outboundAllow: [],
       companySiteUrl: 'https://{domain}/',
@@ -82,11 +83,16 @@ describe('loadConfig', () => {
       HTTP_HEADERS_TIMEOUT_SECONDS: '10',
       HTTP_REQUEST_TIMEOUT_SECONDS: '300',
       HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '65',
+      DATABASE_POOL_SIZE: '4',
+      DATABASE_CONNECT_TIMEOUT_MS: '2500',
+      DATABASE_IDLE_TIMEOUT_MS: '60000',
+      DATABASE_APPLICATION_NAME: 'masthead-eu-1',
     });
     assert.deepEqual(config, {
       port: 8080,
       host: '0.0.0.0',
       databaseUrl: 'postgres://masthead:secret@db.internal:5432/masthead',
+      postgresPool: { size: 4, connectTimeoutMs: 2500, idleTimeoutMs: 60000, applicationName: 'masthead-eu-1' },
       redisUrl: 'redis://cache.internal:6379/0',
       outboundAllow: ['127.0.0.1:8081', 'localhost:9000', '[::1]:80'],
       companySiteUrl: 'http://127.0.0.1:8081/sites/{domain}/',
@@ -188,6 +194,10 @@ describe('loadConfig', () => {
       ['CHECK_MX', 'maybe'],
       ['LEAD_WORKER', 'sometimes'],
       ['SMTP_URL', 'http://mail:25'],
+      ['DATABASE_POOL_SIZE', '0'],
+      ['DATABASE_CONNECT_TIMEOUT_MS', 'soon'],
+      ['DATABASE_IDLE_TIMEOUT_MS', '-1'],
+      ['DATABASE_APPLICATION_NAME', ' '],
     ] as const) {
       expectConfigError(variable, value);
     }

@@ -4,7 +4,8 @@ import type { Socket } from 'node:net';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import type { HttpSettings } from '../config.js';
-import type { ErrorBody } from './errors.js';
+import type { ErrorCode } from '../errors.js';
+import { type ErrorBody, errorBody } from './errors.js';
 
 /**
  * The server's side of the connection: how long it waits for clients, request ids, and the answer to requests that
@@ -42,7 +43,7 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /** Node's own refusals (before any route runs), in the API's error shape. */
 function describeClientError(error: NodeJS.ErrnoException & { reason?: string }): { status: number; body: Static<typeof ErrorBody> } {
-  const body = (code: string, message: string) => ({ success: false as const, status: 'error' as const, error: code, message, details: [] });
+  const body = (code: ErrorCode, message: string) => errorBody(code, message);
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return { status: 408, body: body('request_timeout', 'The request did not arrive in time; the connection is closed') };
   }
