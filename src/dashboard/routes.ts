@@ -54,13 +54,6 @@ declare module 'fastify' {
   }
 }
 
-/** The forms whose pages refuse control characters at these fields (forms.ts controlCharacterProblems). */
-const CONTROL_CHARACTERS_AT_FIELDS: Record<string, readonly string[]> = {
-  'POST /templates': ['name', 'subject', 'body'],
-  'POST /templates/:id': ['name', 'subject', 'body'],
-  'POST /leads': ['firstName', 'lastName', 'email', 'templateId'],
-};
-
 // Pages load only what this server sends; nothing may frame them (clickjacking); no inline script can run even
 // if some content escaped escaping.
 const CONTENT_SECURITY_POLICY = [
@@ -94,8 +87,6 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
   await app.register(cookie);
   app.addHook('onRoute', (route) => {
     route.schema = { ...(route.schema ?? {}), hide: true };
-    const checkedByPage = CONTROL_CHARACTERS_AT_FIELDS[`${String(route.method)} ${route.url}`];
-    if (checkedByPage) route.config = { ...(route.config ?? {}), controlCharactersAtFields: checkedByPage };
   });
   registerDashboardErrors(app);
   app.decorateRequest('dashboard', null as never);

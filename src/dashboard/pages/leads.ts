@@ -279,7 +279,8 @@ export async function registerLeadPages(app: FastifyInstance, options: Dashboard
 
   app.get('/leads', async (request, reply) => tryPage(request, reply, 200, options));
 
-  app.post('/leads', async (request, reply) => {
+  // The form shows control characters at the field itself (controlCharacterProblems), not as the generic 400.
+  app.post('/leads', { config: { controlCharactersAtFields: ['firstName', 'lastName', 'email', 'templateId'] } }, async (request, reply) => {
     const principal = ownerPrincipal(request);
     await limitLeadRequests(request);
     const form = readLeadForm(formBody(request));

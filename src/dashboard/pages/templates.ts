@@ -54,6 +54,9 @@ function formOf(template: TemplateView | undefined): TemplateForm {
   };
 }
 
+/** The fields whose control characters (NUL included) this page shows at the field, not as the generic 400. */
+const TEMPLATE_FIELDS = ['name', 'subject', 'body'];
+
 function readForm(body: FormBody): TemplateForm {
   const form: TemplateForm = {
     name: text(body, 'name'),
@@ -224,7 +227,7 @@ export function registerTemplatePages(app: FastifyInstance, options: DashboardOp
     return editorPage(request, reply, 200, undefined, formOf(undefined));
   });
 
-  app.post('/templates', async (request, reply) => {
+  app.post('/templates', { config: { controlCharactersAtFields: TEMPLATE_FIELDS } }, async (request, reply) => {
     const principal = ownerPrincipal(request);
     const form = readForm(formBody(request));
     if (form.errors) return editorPage(request, reply, 400, undefined, form);
@@ -250,7 +253,7 @@ export function registerTemplatePages(app: FastifyInstance, options: DashboardOp
     return editorPage(request, reply, 200, template, formOf(template));
   });
 
-  app.post('/templates/:id', { schema: { params: JobParams } }, async (request, reply) => {
+  app.post('/templates/:id', { schema: { params: JobParams }, config: { controlCharactersAtFields: TEMPLATE_FIELDS } }, async (request, reply) => {
     const principal = ownerPrincipal(request);
     const { id } = request.params as { id: string };
     const template = await templates.get(principal.accountId, id);
