@@ -5,6 +5,7 @@
 
 import { createRequire } from 'node:module';
 import { domainToASCII, domainToUnicode } from 'node:url';
+import { getPublicSuffix } from 'tldts';
 
 export type EmailRejection = 'invalid_syntax' | 'free_provider' | 'disposable' | 'no_mail_server';
 
@@ -61,9 +62,14 @@ export function emailListSizes(): { freeProviders: number; disposable: number } 
   return { freeProviders: FREE_PROVIDERS.size, disposable: DISPOSABLE.size };
 }
 
-// Entries of the lists above that are registries open to anyone (Public Suffix List entries such as net.ua):
-// each name below them has its own owner, so they match only exactly, never as a parent domain.
-const REGISTRY_SUFFIXES: ReadonlySet<string> = new Set(['net.ua', 'zp.ua', 'pp.ua', 'msk.ru', 'nom.za', 'za.com']);
+/**
+ * Whether a domain is a public suffix, a registry open to anyone (net.ua, com.ar, ddns.net, by the Public Suffix List
+ * with its private section): each name below it has its own owner, so a list entry that is one matches only exactly,
+ * never as a parent domain.
+ */
+function isPublicSuffix(domain: string): boolean {
+  return getPublicSuffix(domain, { allowPrivateDomains: true }) === domain;
+}
 
 const ATOM_CHAR = String.raw`[A-Za-z0-9!#$%&'*+/=?^_\x60{|}~-]|[^\x00-\x7F\p{C}\p{Z}]`;
 const DOT_ATOM = new RegExp(String.raw`^(?:${ATOM_CHAR})+(?:\.(?:${ATOM_CHAR})+)*$`, 'u');
@@ -146,7 +152,7 @@ function selfAndParents(domain: string): string[] {
 
 function findListed(domain: string, list: ReadonlySet<string>): string | undefined {
   return selfAndParents(domain).find(
-    (candidate) => list.has(candidate) && (candidate === domain || !REGISTRY_SUFFIXES.has(candidate)),
+    (candidate) => list.has(candidate) && (candidate === domain || !isPublicSuffix(candidate)),
   );
 }
 

@@ -62,6 +62,11 @@ describe('business email check', () => {
     await expectRejected('x@net.ua', 'free_provider');
     assert.equal((await expectAccepted('x@acme.net.ua')).domain, 'acme.net.ua');
     await expectAccepted('x@zavod.msk.ru');
+    // Any suffix of the Public Suffix List on a list, its private section included (com.ar is a free provider's
+    // entry, ddns.net a disposable one's).
+    await expectAccepted('x@acme.com.ar');
+    await expectAccepted('x@acme.ddns.net');
+    await expectRejected('x@ddns.net', 'disposable');
   });
 
   it('accepts business domains and role accounts', async () => {

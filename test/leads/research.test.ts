@@ -91,6 +91,20 @@ describe('company research against local sites', () => {
     // Stored as UTF-8 for review; served in the charset their meta tags declare.
     routes.set('/sakura-seiki.co.jp/', html(iconv.encode(fixture('sakura-seiki.sjis.html'), 'shift_jis'), 'text/html'));
     routes.set('/uralzavod.ru/', html(iconv.encode(fixture('zavod-ru.cp1251.html'), 'windows-1251'), 'text/html', { 'Content-Language': 'ru' }));
+    // Only the prescan finds the charset: a commented-out tag comes first, and the real one names a label iconv lacks.
+    routes.set(
+      '/uralzavod-legacy.ru/',
+      html(
+        iconv.encode(
+          fixture('zavod-ru.cp1251.html').replace(
+            '<meta charset="windows-1251">',
+            '<!-- <meta charset="utf-8"> --><meta http-equiv="Content-Type" content="text/html; charset=x-cp1251">',
+          ),
+          'windows-1251',
+        ),
+        'text/html',
+      ),
+    );
     // The HTTP charset wins over a contradicting meta tag.
     routes.set('/sakura-euc.co.jp/', html(iconv.encode(fixture('sakura-seiki.sjis.html'), 'euc-jp'), 'text/html; charset=EUC-JP'));
     routes.set('/huge.com/', (_req, res) => {
@@ -246,6 +260,12 @@ describe('company research against local sites', () => {
     assert.equal(profile.language, 'ru');
     assert.match(profile.description ?? '', /^Уральский Завод производит металлоконструкции/);
     assert.ok(profile.industry.includes('металлоконструкции'), profile.industry.join(', '));
+  });
+
+  it('decodes a charset only the HTML prescan finds (a commented-out tag first, a label such as x-cp1251)', async () => {
+    const { profile } = await research('uralzavod-legacy.ru');
+    assert.equal(profile.name, 'ООО «Уральский Завод»');
+    assert.match(profile.description ?? '', /^Уральский Завод производит металлоконструкции/);
   });
 
   it('falls back to the domain when the page is over the size cap, without trying other addresses', async () => {
@@ -422,6 +442,10 @@ describe('names from domains and titles', () => {
       ['xn--bcher-kva.de', 'Bücher'],
       ['3m.com', '3m'],
       ['acme.io', 'Acme'],
+      ['acme.gv.at', 'Acme'],
+      ['www.acme.gv.at', 'Acme'],
+      // A private suffix of the Public Suffix List: each site under github.io is its owner's, not GitHub's.
+      ['foo.github.io', 'Foo'],
     ];
     for (const [domain, name] of cases) assert.equal(profileFromDomain(domain).name, name, domain);
     assert.deepEqual(profileFromDomain('acme-corp.com'), {
@@ -442,6 +466,9 @@ describe('names from domains and titles', () => {
     assert.equal(registrableDomain('mail.acme.co.uk'), 'acme.co.uk');
     assert.equal(registrableDomain('info.de'), 'info.de');
     assert.equal(registrableDomain('co.acme.de'), 'acme.de');
+    assert.equal(registrableDomain('mail.acme.gv.at'), 'acme.gv.at');
+    assert.equal(registrableDomain('www.foo.github.io'), 'foo.github.io');
+    assert.equal(registrableDomain('co.uk'), 'co.uk', 'a suffix alone stays as it is');
   });
 
   it('nameFromTitle picks the part that names the company', () => {

@@ -1,3 +1,4 @@
+import { ResultType, Sniffer } from 'encoding-sniffer/sniffer';
 import { contentTypeCharset, decodeFeedBody } from '../../portal/feeds/decode.js';
 import { FetchError } from '../../net/safe-fetch.js';
 import type { SafeFetcher } from '../../net/safe-fetch.js';
@@ -40,11 +41,19 @@ export function looksLikeHtml(body: Buffer): boolean {
   return /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|title|meta)\b/i.test(head);
 }
 
-/** The charset a page names in its first bytes: <meta charset> or <meta http-equiv content="...; charset=">. */
+/** How far into a page its charset declaration is looked for (the HTML standard's prescan reads 1024 bytes). */
+const SNIFF_BYTES = 4096;
+
+/**
+ * The charset a page declares in its first bytes, by the HTML standard's prescan (encoding-sniffer): <meta charset>,
+ * <meta http-equiv="Content-Type" content="...; charset=">, an XML declaration; comments skipped, labels resolved to
+ * their encoding (x-cp1251 → windows-1251).
+ */
 export function metaCharset(body: Buffer): string | undefined {
-  const head = body.subarray(0, 4096).toString('latin1');
-  const match = /<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)/i.exec(head);
-  return match ? match[1]!.toLowerCase() : undefined;
+  const sniffer = new Sniffer({ maxBytes: SNIFF_BYTES });
+  sniffer.write(body.subarray(0, SNIFF_BYTES));
+  const declared = sniffer.resultType === ResultType.META_TAG || sniffer.resultType === ResultType.XML_ENCODING;
+  return declared ? sniffer.encoding.toLowerCase() : undefined;
 }
 
 /** The page's text: byte order mark, then the HTTP charset, then <meta charset>, then UTF-8, then windows-1252. */

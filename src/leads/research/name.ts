@@ -1,25 +1,19 @@
 import { domainToUnicode } from 'node:url';
+import { getDomain } from 'tldts';
 import type { CompanyProfile } from './types.js';
 import { MAX_NAME_LENGTH } from './types.js';
 import { cleanText, collapseWhitespace, matchKey } from './text.js';
 
 // Company names from what a domain and a page title tell.
 
-// Second-level labels that country registries sell names under (acme.co.uk, acme.com.au, acme.co.jp), so that
-// the company's own label is the one before them. Applied under two-letter country-code TLDs only.
-const SECOND_LEVEL_REGISTRY_LABELS = new Set([
-  'ac', 'ad', 'asn', 'biz', 'co', 'com', 'ed', 'edu', 'firm', 'gen', 'go', 'gob', 'gouv', 'gov', 'govt', 'gr',
-  'id', 'ind', 'info', 'lg', 'ltd', 'me', 'mil', 'ne', 'net', 'nom', 'or', 'org', 'plc', 'sch', 'web',
-]);
-
-/** The domain a company registered: mail.acme.co.uk → acme.co.uk, www.acme-corp.com → acme-corp.com. */
+/**
+ * The domain a company registered, by the Public Suffix List (tldts): mail.acme.co.uk → acme.co.uk, acme.gv.at →
+ * acme.gv.at. The list's private section counts too, so foo.github.io is foo's own (as anyone's site under it is),
+ * not GitHub's. A domain that is itself a suffix (co.uk) stays as it is.
+ */
 export function registrableDomain(domain: string): string {
-  const labels = domain.toLowerCase().replace(/\.$/, '').split('.').filter(Boolean);
-  if (labels.length <= 2) return labels.join('.');
-  const tld = labels[labels.length - 1]!;
-  const second = labels[labels.length - 2]!;
-  const suffixLength = /^[a-z]{2}$/.test(tld) && SECOND_LEVEL_REGISTRY_LABELS.has(second) ? 2 : 1;
-  return labels.slice(-(suffixLength + 1)).join('.');
+  const host = domain.toLowerCase().replace(/\.$/, '');
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
 
 /** The company's own label of a domain, in Unicode: xn--bcher-kva.de → bücher, acme.co.uk → acme. */
