@@ -1,5 +1,4 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { APP_ID_PATTERN } from '../portal/publications/service.js';
 
 /** Largest id or number the storage holds (int4 on PostgreSQL). */
 export const MAX_INT = 2_147_483_647;
@@ -7,6 +6,9 @@ export const MAX_INT = 2_147_483_647;
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Id = Type.Integer({ minimum: 1, maximum: MAX_INT });
+
+/** A publication's app id: the address of its API and pages (the publications service holds new ones to it). */
+export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 
 export const AppIdParams = Type.Object({
   app_id: Type.String({ pattern: APP_ID_PATTERN, maxLength: 64, description: 'App ID of the publication' }),

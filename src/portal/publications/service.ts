@@ -3,6 +3,7 @@ import type { Principal } from '../../accounts/service.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { Database, Publication } from '../../db/types.js';
 import { conflict, invalidField, notFound } from '../../errors.js';
+import { APP_ID_PATTERN } from '../../http/schemas.js';
 import { type AccessLevel, type Action, requireAction } from '../permissions.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
 
@@ -11,7 +12,6 @@ export interface PublicationAccess {
   level: AccessLevel;
 }
 
-export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 const APP_ID = new RegExp(APP_ID_PATTERN);
 
 export class PublicationService {
