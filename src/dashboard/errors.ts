@@ -3,6 +3,7 @@ import { AppError } from '../errors.js';
 import { STATUS_OF, asUnavailable } from '../http/errors.js';
 import { html } from './html.js';
 import { page } from './layout.js';
+import { sendHtml } from './render.js';
 
 /** A state-changing request without a valid CSRF token, or from another origin. */
 export class CsrfRefused extends Error {
@@ -24,10 +25,6 @@ const TITLES: Record<number, string> = {
   502: 'A service we rely on failed',
   503: 'Try again in a moment',
 };
-
-export function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(body);
-}
 
 export function errorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
   const state = request.dashboard;

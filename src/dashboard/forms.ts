@@ -56,6 +56,12 @@ export function ids(values: string[]): number[] {
   return [...new Set(values.filter((value) => /^[1-9]\d{0,9}$/.test(value)).map(Number))].filter((id) => id <= 2_147_483_647);
 }
 
+/** One query string parameter's text; missing (or repeated) is undefined. */
+export function queryText(request: FastifyRequest, name: string): string | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 /** A page number from a query string: 1 unless it is a sensible whole number. */
 export function pageNumber(value: unknown): number {
   return typeof value === 'string' && /^[1-9]\d{0,5}$/.test(value) ? Number(value) : 1;

@@ -210,3 +210,21 @@ ${caption ? html`<caption class="vh">${caption}</caption>` : ''}
 <tbody>${rows}</tbody>
 </table></div>`;
 }
+
+/** Previous / next links for a paged list; `href` builds the address of a page. */
+export function pager(page: number, pages: number, total: number, href: (page: number) => string): SafeHtml {
+  if (pages <= 1) return html``;
+  return html`<nav class="pager" aria-label="Pages">
+${page > 1 ? html`<a href="${href(page - 1)}" rel="prev">← Previous</a>` : ''}
+<span>Page ${page} of ${pages} (${total})</span>
+${page < pages ? html`<a href="${href(page + 1)}" rel="next">Next →</a>` : ''}
+</nav>`;
+}
+
+/** A generated email as text: subject, then the body with its line breaks (never read as HTML). */
+export function emailView(subject: string, body: string): SafeHtml {
+  return html`<div class="email">
+<p class="email-subject"><span class="muted">Subject:</span> <strong>${subject}</strong></p>
+<pre class="email-body">${body}</pre>
+</div>`;
+}

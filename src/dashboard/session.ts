@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountService, Principal, SessionProfile } from '../accounts/service.js';
 import { SESSION_TTL_MS } from '../accounts/sessions.js';
 import { looksLikeApiKey } from '../accounts/keys.js';
+import { forbidden } from '../errors.js';
 import { csrfToken } from './csrf.js';
 import type { Viewer } from './layout.js';
 
@@ -88,6 +89,16 @@ export function endSession(request: FastifyRequest, reply: FastifyReply): void {
 export function principalOf(request: FastifyRequest): Principal {
   const principal = request.dashboard.principal;
   if (!principal) throw new Error('dashboard route reached without a session');
+  return principal;
+}
+
+/**
+ * The principal of a request to the account's own sections (templates, leads, the email sender): the lead API
+ * belongs to the account owner, so a client gets a 403 page, as its key gets a 403 from the API.
+ */
+export function ownerPrincipal(request: FastifyRequest): Principal {
+  const principal = principalOf(request);
+  if (principal.kind !== 'owner') throw forbidden('Templates, leads and the email sender belong to the account owner; your access is to publications.');
   return principal;
 }
 

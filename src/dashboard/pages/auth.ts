@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import { renderApiKeys } from '../api-keys-page.js';
 import { errorPage } from '../errors.js';
-import { formBody, problemsOf, text } from '../forms.js';
+import { formBody, problemsOf, queryText, text } from '../forms.js';
 import { html } from '../html.js';
 import { csrfInput, errorSummary, field, type FormErrors, notice } from '../layout.js';
-import type { DashboardOptions } from '../routes.js';
+import { noticeOf } from '../notices.js';
+import type { DashboardOptions } from '../options.js';
+import { render } from '../render.js';
 import { adoptSession, endSession, ensurePreSession, localPath, principalOf } from '../session.js';
-import { noticeOf, queryText, render } from './common.js';
-import { renderApiKeys } from './settings.js';
 
 const MAX_EMAIL_LENGTH = 320;
 const MAX_PASSWORD_LENGTH = 1024;

@@ -1,19 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../accounts/service.js';
-import type { Publication } from '../../db/types.js';
 import { forbidden } from '../../errors.js';
 import { AppIdAndIdParams, AppIdParams } from '../../http/schemas.js';
 import type { RequestContext } from '../../portal/audit/service.js';
 import { ClientCreate, type ClientView } from '../../portal/clients/schemas.js';
+import type { PublicationAccess } from '../../portal/publications/service.js';
 import { type AccessLevel, CLIENT_ACCESS_LEVELS, type ClientAccessLevel } from '../../portal/permissions.js';
-import { formBody, pageNumber, problemsOf, schemaProblems, text } from '../forms.js';
+import { formBody, pageNumber, problemsOf, queryText, schemaProblems, text } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfInput, errorSummary, field, type FormErrors, notice, select, table, when } from '../layout.js';
-import type { DashboardOptions } from '../routes.js';
+import { csrfInput, errorSummary, field, type FormErrors, notice, pager, select, table, when } from '../layout.js';
+import { noticeOf } from '../notices.js';
+import type { DashboardOptions } from '../options.js';
+import { managesClients, publicationHeader } from '../publication-header.js';
+import { render } from '../render.js';
 import { principalOf } from '../session.js';
-import { noticeOf, queryText, render } from './common.js';
-import { managesClients, PER_PAGE, pager, publicationHeader } from './publications.js';
 
+const CLIENTS_PER_PAGE = 20;
 const NO_ROLE = 'none';
 const ADD_LABELS = { email: 'Email', access_level: 'Role' };
 const CREATE_LABELS = { email: 'Email', firstname: 'First name', lastname: 'Last name', password: 'Password', access_level: 'Role' };
@@ -54,11 +56,11 @@ async function clientsPage(
   const { publication, level } = await managedPublication(options, principal, appId);
   const page = pageNumber(queryText(request, 'page'));
   const [result, visible] = await Promise.all([
-    options.clients.page(principal, page, { publication_id: publication.id, per_page: PER_PAGE, order_by: 'id', order_dir: 'asc' }),
+    options.clients.page(principal, page, { publication_id: publication.id, per_page: CLIENTS_PER_PAGE, order_by: 'id', order_dir: 'asc' }),
     options.publications.listVisible(principal),
   ]);
   const names = new Map(visible.map((candidate) => [candidate.id, candidate.name]));
-  const pages = Math.ceil(result.total / PER_PAGE);
+  const pages = Math.ceil(result.total / CLIENTS_PER_PAGE);
   const base = `/publications/${encodeURIComponent(publication.app_id)}/clients`;
   const csrf = request.dashboard.csrf;
   const grantable = grantableLevels(level);
@@ -87,7 +89,7 @@ ${createForm(base, csrf, grantable, forms.create)}
 
 function clientRow(
   client: ClientView,
-  publication: Publication,
+  publication: PublicationAccess['publication'],
   level: AccessLevel,
   grantable: readonly ClientAccessLevel[],
   names: Map<number, string>,

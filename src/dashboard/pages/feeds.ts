@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CategoryRow, Publication } from '../../db/types.js';
 import { AppIdAndIdParams, AppIdParams } from '../../http/schemas.js';
 import { MAX_FEED_URL_LENGTH, RssFeedCreateBody, RssFeedUpdateBody, type RssFeedView } from '../../portal/feeds/schemas.js';
 import { allows } from '../../portal/permissions.js';
-import { allValues, checked, type FormBody, formBody, ids, problemsOf, schemaProblems, text } from '../forms.js';
+import type { PublicationAccess } from '../../portal/publications/service.js';
+import { allValues, checked, type FormBody, formBody, ids, problemsOf, queryText, schemaProblems, text } from '../forms.js';
 import { html, linkUrl, type SafeHtml } from '../html.js';
 import { badge, checkboxes, csrfInput, errorSummary, field, type FormErrors, notice, table, textArea, when } from '../layout.js';
-import type { DashboardOptions } from '../routes.js';
+import { noticeOf } from '../notices.js';
+import type { DashboardOptions } from '../options.js';
+import { publicationHeader } from '../publication-header.js';
+import { render } from '../render.js';
 import { principalOf } from '../session.js';
-import { noticeOf, queryText, render } from './common.js';
-import { publicationHeader } from './publications.js';
 
 const FEED_LABELS = { url: 'Feed URL', title: 'Title', description: 'Description', cover: 'Cover image URL', category_ids: 'Categories' };
 
@@ -22,9 +23,9 @@ const FLAGS = [
 ] as const;
 type Flag = (typeof FLAGS)[number]['name'];
 
-const feedsPath = (publication: Publication) => `/publications/${encodeURIComponent(publication.app_id)}/feeds`;
+const feedsPath = (publication: PublicationAccess['publication']) => `/publications/${encodeURIComponent(publication.app_id)}/feeds`;
 
-function categoryBoxes(categories: CategoryRow[], selected: number[], errors: FormErrors | undefined, idPrefix: string): SafeHtml {
+function categoryBoxes(categories: readonly { id: number; name: string }[], selected: number[], errors: FormErrors | undefined, idPrefix: string): SafeHtml {
   if (categories.length === 0) return html``;
   return checkboxes({
     legend: 'Categories of the imported articles',

@@ -1,49 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import type { Publication } from '../../db/types.js';
 import { AppIdParams } from '../../http/schemas.js';
-import type { AccessLevel } from '../../portal/permissions.js';
-import { pageNumber } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
-import { notice, table, when } from '../layout.js';
-import type { DashboardOptions } from '../routes.js';
+import { pageNumber, queryText } from '../forms.js';
+import { html } from '../html.js';
+import { notice, pager, table, when } from '../layout.js';
+import { noticeOf } from '../notices.js';
+import type { DashboardOptions } from '../options.js';
+import { managesClients, publicationHeader } from '../publication-header.js';
+import { render } from '../render.js';
 import { principalOf } from '../session.js';
-import { noticeOf, queryText, render } from './common.js';
 
-export const PER_PAGE = 20;
+const ARTICLES_PER_PAGE = 20;
 const MAX_FILTER_LENGTH = 200;
 
-export type PublicationTab = 'articles' | 'feeds' | 'clients';
-
-/** Owners, and admins of the publication, manage its clients (the clients service decides the details). */
-export function managesClients(level: AccessLevel): boolean {
-  return level === 'owner' || level === 'admin';
-}
-
-/** The head of every page of one publication: where it is, the caller's access, and the publication's tabs. */
-export function publicationHeader(publication: Publication, level: AccessLevel, current: PublicationTab, subtitle?: string): SafeHtml {
-  const base = `/publications/${encodeURIComponent(publication.app_id)}`;
-  const tabs = [
-    { key: 'articles', label: 'Articles', href: `${base}/articles` },
-    { key: 'feeds', label: 'RSS feeds', href: `${base}/feeds` },
-    ...(managesClients(level) ? [{ key: 'clients', label: 'Clients', href: `${base}/clients` }] : []),
-  ];
-  return html`<p class="crumbs"><a href="/publications">Publications</a> › ${publication.name}${subtitle ? html` › ${subtitle}` : ''}</p>
-<h1>${publication.name}</h1>
-<p class="muted">App ID <code>${publication.app_id}</code> · your access: <strong>${level}</strong></p>
-<nav aria-label="Publication"><ul class="tabs">${tabs.map(
-    (tab) => html`<li><a href="${tab.href}"${tab.key === current ? html` aria-current="page"` : ''}>${tab.label}</a></li>`,
-  )}</ul></nav>`;
-}
-
-/** Previous / next links for a paged list; `href` builds the address of a page. */
-export function pager(page: number, pages: number, total: number, href: (page: number) => string): SafeHtml {
-  if (pages <= 1) return html``;
-  return html`<nav class="pager" aria-label="Pages">
-${page > 1 ? html`<a href="${href(page - 1)}" rel="prev">← Previous</a>` : ''}
-<span>Page ${page} of ${pages} (${total})</span>
-${page < pages ? html`<a href="${href(page + 1)}" rel="next">Next →</a>` : ''}
-</nav>`;
-}
+// pages/leads.ts still takes the pager from here; once it imports ../layout.js this line goes.
+export { pager } from '../layout.js';
 
 export function registerPublicationPages(app: FastifyInstance, { publications, articles }: DashboardOptions): void {
   app.get('/publications', async (request, reply) => {
@@ -86,8 +56,8 @@ ${visible.length === 0
     const filterError = filterText.length > MAX_FILTER_LENGTH ? `Must be at most ${MAX_FILTER_LENGTH} characters` : undefined;
     const filter = filterError ? '' : filterText;
     // The API's own page query: the same search (word prefixes through the full-text index), newest first.
-    const result = await articles.page(principal, appId, page, { per_page: PER_PAGE, filter: filter || undefined });
-    const pages = Math.ceil(result.total / PER_PAGE);
+    const result = await articles.page(principal, appId, page, { per_page: ARTICLES_PER_PAGE, filter: filter || undefined });
+    const pages = Math.ceil(result.total / ARTICLES_PER_PAGE);
     const base = `/publications/${encodeURIComponent(publication.app_id)}/articles`;
     const href = (to: number) => `${base}?${new URLSearchParams({ ...(filter ? { filter } : {}), page: String(to) }).toString()}`;
     return render(request, reply, filterError ? 400 : 200, {
