@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, FastifySchemaValidationError, preValidationAsyncHookHandler } from 'fastify';
 import { AppError, invalidField } from '../errors.js';
 import { NUL_MESSAGE, pathOfNul } from '../http/nul.js';
 import type { FormErrors } from './layout.js';
@@ -9,15 +9,37 @@ import type { FormErrors } from './layout.js';
 /** A form body as @fastify/formbody parses it: a repeated field arrives as an array. */
 export type FormBody = Record<string, string | string[] | undefined>;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The form as the browser sent it, once a route has turned its body into an API input (`formAsApiInput`). */
+    form: FormBody | null;
+  }
+}
+
 /**
  * Every dashboard form fits in this: the largest field is a template body (20 KB of UTF-8, up to three times that
  * once percent-encoded), then an article-sized feed description.
  */
 export const FORM_BODY_LIMIT = 128 * 1024;
 
+/** The form as sent (empty without a body). */
 export function formBody(request: FastifyRequest): FormBody {
+  if (request.form) return request.form;
   const body = request.body;
   return body !== null && typeof body === 'object' ? (body as FormBody) : {};
+}
+
+/**
+ * A route whose form is an API's input in other words (`schema.body` is that API's schema, with
+ * `attachValidation`): this hook turns the form into the input before Fastify validates the body, so that the
+ * dashboard takes exactly what the API takes, and the handler finds the problems with `bodyProblems`. The form as
+ * sent stays in `request.form`, for the CSRF check and for showing the form again.
+ */
+export function formAsApiInput(toInput: (form: FormBody) => unknown): preValidationAsyncHookHandler {
+  return async (request) => {
+    request.form = formBody(request);
+    request.body = toInput(request.form);
+  };
 }
 
 /**
@@ -106,11 +128,7 @@ export function controlCharacterProblems(values: Record<string, string>, multili
   return errors;
 }
 
-// The API's own body schemas check dashboard forms too, so that both take exactly the same input.
-const ajv = addFormats.default(new Ajv.default({ allErrors: true, strict: false, coerceTypes: false }));
-const compiled = new WeakMap<TSchema, ValidateFunction>();
-
-function describe(problem: ErrorObject): string {
+function describe(problem: FastifySchemaValidationError): string {
   const params = problem.params as Record<string, unknown>;
   switch (problem.keyword) {
     case 'required':
@@ -128,6 +146,33 @@ function describe(problem: ErrorObject): string {
   }
 }
 
+/** Schema problems keyed by form field (the first segment of each path), the first one of each field. */
+function fieldProblems(problems: readonly FastifySchemaValidationError[]): FormErrors {
+  const errors: FormErrors = {};
+  for (const problem of problems) {
+    let path = problem.instancePath;
+    if (problem.keyword === 'required') path += `/${String((problem.params as { missingProperty: string }).missingProperty)}`;
+    const name = path.split('/')[1] || 'form';
+    errors[name] ??= describe(problem);
+  }
+  return errors;
+}
+
+/**
+ * The problems Fastify found in the body of a route with `attachValidation` (see `formAsApiInput`), keyed by form
+ * field; undefined when the body is valid. (The scope's own hook has already answered a malformed address.)
+ */
+export function bodyProblems(request: FastifyRequest): FormErrors | undefined {
+  const error = request.validationError;
+  if (!error || error.validationContext !== 'body') return undefined;
+  return fieldProblems(error.validation as FastifySchemaValidationError[]);
+}
+
+// pages/leads.ts still checks its form here, with a validator of its own; once it declares its body schema on its
+// route (formAsApiInput, bodyProblems) this goes, and with it the dashboard's own Ajv instance.
+const ajv = addFormats.default(new Ajv.default({ allErrors: true, strict: false, coerceTypes: false }));
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
 /** The problems of `value` against an API body schema, keyed by form field; empty when it is valid. */
 export function schemaProblems(schema: TSchema, value: unknown): FormErrors {
   let validate = compiled.get(schema);
@@ -135,13 +180,5 @@ export function schemaProblems(schema: TSchema, value: unknown): FormErrors {
     validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
-  if (validate(value)) return {};
-  const errors: FormErrors = {};
-  for (const problem of validate.errors ?? []) {
-    let path = problem.instancePath;
-    if (problem.keyword === 'required') path += `/${String((problem.params as { missingProperty: string }).missingProperty)}`;
-    const name = path.split('/')[1] || 'form';
-    errors[name] ??= describe(problem);
-  }
-  return errors;
+  return validate(value) ? {} : fieldProblems(validate.errors ?? []);
 }

@@ -63,6 +63,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
   });
   registerDashboardErrors(app);
   app.decorateRequest('dashboard', null as never);
+  app.decorateRequest('form', null);
 
   app.addHook('onRequest', async (request, reply) => {
     securityHeaders(reply);
@@ -72,6 +73,10 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
   });
 
   app.addHook('preHandler', async (request, reply) => {
+    // Routes that show their form's problems themselves (attachValidation) still answer a malformed address with
+    // the error page, before anything else, as every route does.
+    const invalid = request.validationError;
+    if (invalid && invalid.validationContext !== 'body') throw invalid;
     if (request.routeOptions.config.asset) return;
     const state = request.dashboard;
     if (!state.viewer && request.routeOptions.config.signedOut !== true) {

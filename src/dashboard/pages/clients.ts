@@ -3,10 +3,10 @@ import type { Principal } from '../../accounts/service.js';
 import { forbidden } from '../../errors.js';
 import { AppIdAndIdParams, AppIdParams } from '../../http/schemas.js';
 import type { RequestContext } from '../../portal/audit/service.js';
-import { ClientCreate, type ClientView } from '../../portal/clients/schemas.js';
+import { ClientCreate, type ClientCreateInput, type ClientView } from '../../portal/clients/schemas.js';
 import type { PublicationAccess } from '../../portal/publications/service.js';
 import { type AccessLevel, CLIENT_ACCESS_LEVELS, type ClientAccessLevel } from '../../portal/permissions.js';
-import { formBody, pageNumber, problemsOf, queryText, schemaProblems, text } from '../forms.js';
+import { bodyProblems, type FormBody, formAsApiInput, formBody, pageNumber, problemsOf, queryText, text } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfInput, errorSummary, field, type FormErrors, notice, pager, select, table, when } from '../layout.js';
 import { noticeOf } from '../notices.js';
@@ -148,6 +148,23 @@ ${select({ name: 'access_level', id: 'new-access_level', label: 'Role', value: f
 </section>`;
 }
 
+type CreateForm = NonNullable<ClientForms['create']>;
+
+function readCreateForm(body: FormBody): CreateForm {
+  return {
+    email: text(body, 'email').trim(),
+    firstname: text(body, 'firstname'),
+    lastname: text(body, 'lastname'),
+    accessLevel: text(body, 'access_level'),
+  };
+}
+
+/** The create form as the API's create input, but for the role (added once the publication is known). */
+function createInput(body: FormBody): ClientCreateInput {
+  const form = readCreateForm(body);
+  return { email: form.email, firstname: form.firstname, lastname: form.lastname, password: text(body, 'password') };
+}
+
 function contextOf(request: FastifyRequest): RequestContext {
   return { principal: principalOf(request), ip: request.ip ?? null };
 }
@@ -218,38 +235,30 @@ export function registerClientPages(app: FastifyInstance, options: DashboardOpti
     return reply.redirect(`/publications/${encodeURIComponent(appId)}/clients?notice=role-saved`, 303);
   });
 
-  app.post('/publications/:app_id/clients', { schema: { params: AppIdParams } }, async (request, reply) => {
-    const { app_id: appId } = request.params as { app_id: string };
-    const principal = principalOf(request);
-    const { publication } = await managedPublication(options, principal, appId);
-    const body = formBody(request);
-    const form = {
-      email: text(body, 'email').trim(),
-      firstname: text(body, 'firstname'),
-      lastname: text(body, 'lastname'),
-      accessLevel: text(body, 'access_level'),
-    };
-    const fail = (errors: FormErrors) => clientsPage(request, reply, 400, options, appId, { create: { ...form, errors } });
-    if (!isLevel(form.accessLevel)) return fail({ access_level: 'Choose a role' });
-    const input = {
-      email: form.email,
-      firstname: form.firstname,
-      lastname: form.lastname,
-      password: text(body, 'password'),
-      roles: [{ publication_id: publication.id, access_level: form.accessLevel }],
-    };
-    const problems = schemaProblems(ClientCreate, input);
-    if (Object.keys(problems).length > 0) return fail(problems);
-    try {
-      await clients.create(contextOf(request), input);
-    } catch (error) {
-      const errors = problemsOf(error, 'email');
-      if (!errors) throw error;
-      // A role problem belongs to the role field of this form.
-      if (errors.roles) errors.access_level = errors.roles;
-      delete errors.roles;
-      return fail(errors);
-    }
-    return reply.redirect(`/publications/${encodeURIComponent(appId)}/clients?notice=client-created`, 303);
-  });
+  app.post(
+    '/publications/:app_id/clients',
+    { schema: { params: AppIdParams, body: ClientCreate }, attachValidation: true, preValidation: formAsApiInput(createInput) },
+    async (request, reply) => {
+      const { app_id: appId } = request.params as { app_id: string };
+      const principal = principalOf(request);
+      const { publication } = await managedPublication(options, principal, appId);
+      const form = readCreateForm(formBody(request));
+      const fail = (errors: FormErrors) => clientsPage(request, reply, 400, options, appId, { create: { ...form, errors } });
+      if (!isLevel(form.accessLevel)) return fail({ access_level: 'Choose a role' });
+      const problems = bodyProblems(request);
+      if (problems) return fail(problems);
+      const input = { ...(request.body as ClientCreateInput), roles: [{ publication_id: publication.id, access_level: form.accessLevel }] };
+      try {
+        await clients.create(contextOf(request), input);
+      } catch (error) {
+        const errors = problemsOf(error, 'email');
+        if (!errors) throw error;
+        // A role problem belongs to the role field of this form.
+        if (errors.roles) errors.access_level = errors.roles;
+        delete errors.roles;
+        return fail(errors);
+      }
+      return reply.redirect(`/publications/${encodeURIComponent(appId)}/clients?notice=client-created`, 303);
+    },
+  );
 }

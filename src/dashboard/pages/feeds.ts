@@ -1,9 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppIdAndIdParams, AppIdParams } from '../../http/schemas.js';
-import { MAX_FEED_URL_LENGTH, RssFeedCreateBody, RssFeedUpdateBody, type RssFeedView } from '../../portal/feeds/schemas.js';
+import {
+  MAX_FEED_URL_LENGTH,
+  RssFeedCreateBody,
+  type RssFeedCreateInput,
+  RssFeedUpdateBody,
+  type RssFeedUpdateInput,
+  type RssFeedView,
+} from '../../portal/feeds/schemas.js';
 import { allows } from '../../portal/permissions.js';
 import type { PublicationAccess } from '../../portal/publications/service.js';
-import { allValues, checked, type FormBody, formBody, ids, problemsOf, queryText, schemaProblems, text } from '../forms.js';
+import { allValues, bodyProblems, checked, type FormBody, formAsApiInput, formBody, ids, problemsOf, queryText, text } from '../forms.js';
 import { html, linkUrl, type SafeHtml } from '../html.js';
 import { badge, checkboxes, csrfInput, errorSummary, field, type FormErrors, notice, table, textArea, when } from '../layout.js';
 import { noticeOf } from '../notices.js';
@@ -200,6 +207,25 @@ ${csrfInput(csrf)}<button type="submit" class="danger">Delete this feed</button>
   });
 }
 
+function readAddFeedForm(body: FormBody): AddFeedForm {
+  return {
+    url: text(body, 'url').trim(),
+    title: text(body, 'title').trim(),
+    autoPublish: checked(body, 'auto_publish'),
+    categoryIds: ids(allValues(body, 'category_ids')),
+  };
+}
+
+/** The add form as the API's create input: an empty title leaves the feed's own. */
+function addFeedInput(form: AddFeedForm): RssFeedCreateInput {
+  return {
+    url: form.url,
+    ...(form.title ? { title: form.title } : {}),
+    auto_publish: form.autoPublish,
+    category_ids: form.categoryIds,
+  };
+}
+
 function readFeedForm(body: FormBody): FeedForm {
   return {
     title: text(body, 'title').trim(),
@@ -207,6 +233,17 @@ function readFeedForm(body: FormBody): FeedForm {
     cover: text(body, 'cover').trim(),
     flags: Object.fromEntries(FLAGS.map((flag) => [flag.name, checked(body, flag.name)])) as Record<Flag, boolean>,
     categoryIds: ids(allValues(body, 'category_ids')),
+  };
+}
+
+/** The settings form as the API's update input: an empty description or cover clears it. */
+function feedUpdateInput(form: FeedForm): RssFeedUpdateInput {
+  return {
+    title: form.title,
+    description: form.description.trim() === '' ? null : form.description,
+    cover: form.cover === '' ? null : form.cover,
+    ...form.flags,
+    category_ids: form.categoryIds,
   };
 }
 
@@ -218,60 +255,57 @@ export function registerFeedPages(app: FastifyInstance, options: DashboardOption
     return feedsPage(request, reply, 200, options, appId);
   });
 
-  app.post('/publications/:app_id/feeds', { schema: { params: AppIdParams } }, async (request, reply) => {
-    const { app_id: appId } = request.params as { app_id: string };
-    const body = formBody(request);
-    const form: AddFeedForm = {
-      url: text(body, 'url').trim(),
-      title: text(body, 'title').trim(),
-      autoPublish: checked(body, 'auto_publish'),
-      categoryIds: ids(allValues(body, 'category_ids')),
-    };
-    const input = {
-      url: form.url,
-      ...(form.title ? { title: form.title } : {}),
-      auto_publish: form.autoPublish,
-      category_ids: form.categoryIds,
-    };
-    const problems = schemaProblems(RssFeedCreateBody, input);
-    if (Object.keys(problems).length > 0) return feedsPage(request, reply, 400, options, appId, { ...form, errors: problems });
-    let created: RssFeedView;
-    try {
-      created = await feeds.create(principalOf(request), appId, input);
-    } catch (error) {
-      const errors = problemsOf(error, 'url');
-      if (!errors) throw error;
-      return feedsPage(request, reply, 400, options, appId, { ...form, errors });
-    }
-    return reply.redirect(`/publications/${encodeURIComponent(appId)}/feeds/${created.id}?notice=feed-added`, 303);
-  });
+  app.post(
+    '/publications/:app_id/feeds',
+    {
+      schema: { params: AppIdParams, body: RssFeedCreateBody },
+      attachValidation: true,
+      preValidation: formAsApiInput((body) => addFeedInput(readAddFeedForm(body))),
+    },
+    async (request, reply) => {
+      const { app_id: appId } = request.params as { app_id: string };
+      const form = readAddFeedForm(formBody(request));
+      const problems = bodyProblems(request);
+      if (problems) return feedsPage(request, reply, 400, options, appId, { ...form, errors: problems });
+      let created: RssFeedView;
+      try {
+        created = await feeds.create(principalOf(request), appId, request.body as RssFeedCreateInput);
+      } catch (error) {
+        const errors = problemsOf(error, 'url');
+        if (!errors) throw error;
+        return feedsPage(request, reply, 400, options, appId, { ...form, errors });
+      }
+      return reply.redirect(`/publications/${encodeURIComponent(appId)}/feeds/${created.id}?notice=feed-added`, 303);
+    },
+  );
 
   app.get('/publications/:app_id/feeds/:id', { schema: { params: AppIdAndIdParams } }, async (request, reply) => {
     const { app_id: appId, id } = request.params as { app_id: string; id: number };
     return feedPage(request, reply, 200, options, appId, id);
   });
 
-  app.post('/publications/:app_id/feeds/:id', { schema: { params: AppIdAndIdParams } }, async (request, reply) => {
-    const { app_id: appId, id } = request.params as { app_id: string; id: number };
-    const form = readFeedForm(formBody(request));
-    const input = {
-      title: form.title,
-      description: form.description.trim() === '' ? null : form.description,
-      cover: form.cover === '' ? null : form.cover,
-      ...form.flags,
-      category_ids: form.categoryIds,
-    };
-    const problems = schemaProblems(RssFeedUpdateBody, input);
-    if (Object.keys(problems).length > 0) return feedPage(request, reply, 400, options, appId, id, { ...form, errors: problems });
-    try {
-      await feeds.update(principalOf(request), appId, id, input);
-    } catch (error) {
-      const errors = problemsOf(error, 'title');
-      if (!errors) throw error;
-      return feedPage(request, reply, 400, options, appId, id, { ...form, errors });
-    }
-    return reply.redirect(`/publications/${encodeURIComponent(appId)}/feeds/${id}?notice=feed-saved`, 303);
-  });
+  app.post(
+    '/publications/:app_id/feeds/:id',
+    {
+      schema: { params: AppIdAndIdParams, body: RssFeedUpdateBody },
+      attachValidation: true,
+      preValidation: formAsApiInput((body) => feedUpdateInput(readFeedForm(body))),
+    },
+    async (request, reply) => {
+      const { app_id: appId, id } = request.params as { app_id: string; id: number };
+      const form = readFeedForm(formBody(request));
+      const problems = bodyProblems(request);
+      if (problems) return feedPage(request, reply, 400, options, appId, id, { ...form, errors: problems });
+      try {
+        await feeds.update(principalOf(request), appId, id, request.body as RssFeedUpdateInput);
+      } catch (error) {
+        const errors = problemsOf(error, 'title');
+        if (!errors) throw error;
+        return feedPage(request, reply, 400, options, appId, id, { ...form, errors });
+      }
+      return reply.redirect(`/publications/${encodeURIComponent(appId)}/feeds/${id}?notice=feed-saved`, 303);
+    },
+  );
 
   app.post(
     '/publications/:app_id/feeds/:id/synchronize',
