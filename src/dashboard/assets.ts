@@ -180,17 +180,6 @@ document.addEventListener("click", function (event) {
   }
   later();
 })();
-(function () {
-  // Pages showing work in progress carry data-refresh-seconds; they reload until it is done, unless the user is typing.
-  var holder = document.querySelector("[data-refresh-seconds]");
-  if (!holder) return;
-  var seconds = Math.max(1, Number(holder.getAttribute("data-refresh-seconds")) || 2);
-  setInterval(function () {
-    var active = document.activeElement;
-    var typing = active && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName);
-    if (!typing && document.visibilityState === "visible") window.location.reload();
-  }, seconds * 1000);
-})();
 `;
 
 export interface Asset {

@@ -1,5 +1,5 @@
 // The dashboard's only way to build HTML: a tagged template that escapes every interpolated value unless it is
-// already SafeHtml (the result of another `html` template, or text explicitly marked with `unsafeRaw`).
+// already SafeHtml (the result of another `html` template).
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -39,11 +39,6 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
     out += render(values[index]!) + strings[index + 1]!;
   }
   return new SafeHtml(out);
-}
-
-/** Marks text as HTML that needs no escaping. Only for constants written in this code, never for user content. */
-export function unsafeRaw(text: string): SafeHtml {
-  return new SafeHtml(text);
 }
 
 /**

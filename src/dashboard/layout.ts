@@ -15,7 +15,7 @@ export interface Viewer {
  * The top navigation; pages pass their entry's key as `section`. Templates and leads belong to the account (the
  * lead API is for its owner), so clients do not see them.
  */
-export const NAV = [
+const NAV = [
   { key: 'publications', label: 'Publications', href: '/publications', ownerOnly: false },
   { key: 'templates', label: 'Templates', href: '/templates', ownerOnly: true },
   { key: 'leads', label: 'Leads', href: '/leads', ownerOnly: true },
@@ -32,8 +32,6 @@ export interface PageOptions {
   body: SafeHtml;
   /** Sign-in and sign-up: a narrow column. */
   narrow?: boolean;
-  /** Reload the page every so many seconds (pages showing work in progress). */
-  refreshSeconds?: number;
 }
 
 export function page(options: PageOptions): string {
@@ -59,7 +57,7 @@ ${viewer
 <form method="post" action="/sign-out" class="inline">${csrfInput(options.csrf)}<button type="submit">Sign out</button></form></div>`
   : ''}
 </div></header>
-<main id="main" tabindex="-1"${options.narrow ? html` class="narrow"` : ''}${options.refreshSeconds ? html` data-refresh-seconds="${options.refreshSeconds}"` : ''}>
+<main id="main" tabindex="-1"${options.narrow ? html` class="narrow"` : ''}>
 ${options.body}
 </main>
 </body>

@@ -8,9 +8,9 @@ import { csrfToken } from './csrf.js';
 import type { Viewer } from './layout.js';
 
 /** Holds the session key that signing in returned (a key of kind `session`, 12 hours). */
-export const SESSION_COOKIE = 'mh_session';
+const SESSION_COOKIE = 'mh_session';
 /** Before signing in: a random secret that the sign-in and sign-up forms' CSRF tokens are bound to. */
-export const PRE_SESSION_COOKIE = 'mh_csrf';
+const PRE_SESSION_COOKIE = 'mh_csrf';
 
 /** Who is asking, as every dashboard handler sees it. */
 export interface DashboardState {
@@ -77,7 +77,7 @@ export function ensurePreSession(request: FastifyRequest, reply: FastifyReply): 
   request.dashboard.csrf = csrfToken(secret);
 }
 
-export function startSession(request: FastifyRequest, reply: FastifyReply, sessionKey: string): void {
+function startSession(request: FastifyRequest, reply: FastifyReply, sessionKey: string): void {
   reply.setCookie(SESSION_COOKIE, sessionKey, cookieOptions(request, Math.floor(SESSION_TTL_MS / 1000)));
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { csrfToken, tokenMatches } from '../../src/dashboard/csrf.js';
-import { escapeHtml, html, linkUrl, unsafeRaw } from '../../src/dashboard/html.js';
+import { escapeHtml, html, linkUrl, SafeHtml } from '../../src/dashboard/html.js';
 import { localPath } from '../../src/dashboard/session.js';
 
 describe('the html template', () => {
@@ -19,7 +19,7 @@ describe('the html template', () => {
   it('keeps nested templates and explicitly raw text as they are, and escapes each item of a list', () => {
     const items = ['<b>', 'a&b'];
     assert.equal(html`<ul>${items.map((item) => html`<li>${item}</li>`)}</ul>`.value, '<ul><li>&lt;b&gt;</li><li>a&amp;b</li></ul>');
-    assert.equal(html`${unsafeRaw('<hr>')}${'<hr>'}`.value, '<hr>&lt;hr&gt;');
+    assert.equal(html`${new SafeHtml('<hr>')}${'<hr>'}`.value, '<hr>&lt;hr&gt;');
   });
 
   it('renders nothing for null, undefined and false, and numbers and true as text', () => {
