@@ -8,6 +8,7 @@
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
 import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -43,7 +44,7 @@ export async function runDashboardBench(): Promise<void> {
   const storage = openStorage(databasePath);
   await migrateToLatest(storage.db, storage.dialect);
   const email = `bench-${Date.now()}@masthead.test`;
-  const { api_key: apiKey, account } = await new AccountService(storage.db).createAccount({ email, password: PASSWORD, name: 'Bench Media' });
+  const { api_key: apiKey, account } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email, password: PASSWORD, name: 'Bench Media' });
   const publication = await new PublicationService(storage.db).create({ accountId: account.id, appId: 'bench-weekly', name: 'Bench Weekly' });
   await new TemplateService(storage.db).create(account.id, { name: 'Intro', subject: 'A note for {{companyName}}', body: 'Hi {{firstName}},\n\n{{companyName}} caught my eye.', isDefault: true });
   await storage.close();

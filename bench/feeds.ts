@@ -81,6 +81,7 @@ async function importChild(): Promise<void> {
   const { loadConfig } = await import('../src/config.js');
   const { openStorage } = await import('../src/db/connection.js');
   const { migrateToLatest } = await import('../src/db/migrate.js');
+  const { AccountQueries } = await import('../src/accounts/queries.js');
   const { AccountService } = await import('../src/accounts/service.js');
   const { PublicationService } = await import('../src/portal/publications/service.js');
 
@@ -112,7 +113,7 @@ async function importChild(): Promise<void> {
   const app = await buildApp({ config, storage, logRequests: false });
   await app.ready();
   try {
-    const { account, api_key: apiKey } = await new AccountService(storage.db).createAccount({ email: 'bench@example.com', password: 'a long enough password' });
+    const { account, api_key: apiKey } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email: 'bench@example.com', password: 'a long enough password' });
     const { app_id: appId } = await new PublicationService(storage.db).create({ accountId: account.id, appId: 'feed-bench' });
     const call = async (url: string, payload: object = {}) => {
       const response = await app.inject({ method: 'POST', url: `/api/portal/v1${url}`, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
 import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -94,7 +95,7 @@ export async function runLeadBench(): Promise<void> {
   const databasePath = join(folder, `leads-${process.pid}.sqlite`);
   const storage = openStorage(databasePath);
   await migrateToLatest(storage.db, storage.dialect);
-  const { api_key: apiKey } = await new AccountService(storage.db).createAccount({ email: `bench-${Date.now()}@masthead.test`, password: 'bench password 1', name: 'Bench Media', plan: 'business' });
+  const { api_key: apiKey } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email: `bench-${Date.now()}@masthead.test`, password: 'bench password 1', name: 'Bench Media', plan: 'business' });
   await storage.close();
 
   const sites = await playSites();

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
 import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -117,7 +118,7 @@ async function createSeed(databasePath: string): Promise<Omit<SeedMeta, 'version
   let categoryIds: number[];
   try {
     await migrateToLatest(storage.db, storage.dialect);
-    const accounts = new AccountService(storage.db);
+    const accounts = new AccountService(new AccountQueries(storage.db));
     const publications = new PublicationService(storage.db);
     const categories = new CategoryService(storage.db, publications);
     const owner = await accounts.createAccount({ email: 'bench@example.com', password: 'bench-password-1', plan: 'business' });

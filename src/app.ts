@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { AccountQueries, SessionQueries } from './accounts/queries.js';
 import { AccountService } from './accounts/service.js';
 import { SessionService } from './accounts/sessions.js';
 import type { Config } from './config.js';
@@ -101,7 +102,8 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   );
 
   const { db, dialect } = storage;
-  const accounts = new AccountService(db);
+  const accountQueries = new AccountQueries(db);
+  const accounts = new AccountService(accountQueries);
   const publications = new PublicationService(db);
   // Registered before the hooks of everything that uses the workers, so closed after them (last-registered first).
   const workers = new WorkerPool({ onError: (error) => app.log.error({ err: error }, 'a worker thread failed') });
@@ -134,7 +136,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   };
   await app.register(portalRoutes, { prefix: '/api/portal/v1', ...portal });
   // Signing in needs no key, so it sits beside the portal's authenticated scope (same prefix), not inside it.
-  const sessions = new SessionService(db, dialect);
+  const sessions = new SessionService(accountQueries, new SessionQueries(db, dialect));
   await app.register(sessionRoutes, { prefix: '/api/portal/v1', sessions, accounts });
 
   const leadApi = buildLeadApi({ config, storage, log: app.log });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
+import { AccountQueries } from './accounts/queries.js';
 import { AccountService } from './accounts/service.js';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -38,7 +39,7 @@ account
   .option('--name <name>', 'the account\'s name (default: the email\'s domain)')
   .option('--plan <plan>', 'free, pro or business', 'free')
   .action((options: { email: string; password: string; name?: string; plan: string }) =>
-    withStorage(async (storage) => print(await new AccountService(storage.db).createAccount(options))),
+    withStorage(async (storage) => print(await new AccountService(new AccountQueries(storage.db)).createAccount(options))),
   );
 
 const publication = program.command('publication').description('manage publications');
@@ -62,7 +63,7 @@ key
   .requiredOption('--user <id>', 'the user id', positiveInteger)
   .option('--name <name>', 'a name to tell the key apart')
   .action((options: { user: number; name?: string }) =>
-    withStorage(async (storage) => print({ api_key: await new AccountService(storage.db).createKey({ userId: options.user, name: options.name }) })),
+    withStorage(async (storage) => print({ api_key: await new AccountService(new AccountQueries(storage.db)).createKey({ userId: options.user, name: options.name }) })),
   );
 
 const template = program.command('template').description('manage prompt templates of the lead API');
@@ -77,7 +78,7 @@ template
   .action((options: { account: number; name: string; file: string; subject?: string; default?: boolean }) =>
     withStorage(async (storage) => {
       const body = await readTemplateFile(options.file);
-      await new AccountService(storage.db).getAccount(options.account);
+      await new AccountService(new AccountQueries(storage.db)).getAccount(options.account);
       const created = await new TemplateService(storage.db).create(options.account, { name: options.name, subject: options.subject, body, isDefault: options.default });
       print({ template: { id: created.id, name: created.name } });
     }),

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
 import { type Dialect, openStorage } from '../src/db/connection.js';
 import { TemplateService } from '../src/leads/templates/service.js';
@@ -89,7 +90,7 @@ async function freePort(): Promise<number> {
 async function keyWorks(databaseUrl: string, key: string): Promise<boolean> {
   const storage = openStorage(databaseUrl);
   try {
-    return (await new AccountService(storage.db).authenticate(key)) !== undefined;
+    return (await new AccountService(new AccountQueries(storage.db)).authenticate(key)) !== undefined;
   } finally {
     await storage.close();
   }

@@ -1,24 +1,10 @@
-import type { Kysely } from 'kysely';
 import { PLAN_NAMES as PLANS, type PlanName } from '../config.js';
-import type { Account, ApiKeyKind, Database } from '../db/types.js';
+import type { Account } from '../db/types.js';
 import { conflict, type FieldProblem, invalidField, notFound, validationError } from '../errors.js';
 import { nowIso } from '../time.js';
-import { generateApiKey, hashApiKey, looksLikeApiKey } from './keys.js';
+import { hashApiKey, looksLikeApiKey } from './keys.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import {
-  findKeyOwnerQuery,
-  findKeyProfile,
-  findUser,
-  findUserByEmail,
-  listLiveApiKeys,
-  mayStillImpersonate,
-  revokeApiKey,
-  revokeKey,
-  revokeSessions,
-  touchKey,
-  updateAccountSender,
-} from './queries.js';
-
+import type { AccountQueries } from './queries.js';
 
 /** Who is calling: the user a key belongs to. */
 export interface Principal {
@@ -43,11 +29,7 @@ export const MAX_SENDER_NAME_LENGTH = 100;
 export const MAX_SENDER_OFFER_LENGTH = 500;
 
 export class AccountService {
-  private readonly findKeyOwner: ReturnType<typeof findKeyOwnerQuery>;
-
-  constructor(private readonly db: Kysely<Database>) {
-    this.findKeyOwner = findKeyOwnerQuery(db);
-  }
+  constructor(private readonly queries: AccountQueries) {}
 
   async createAccount(input: { email: string; password: string; name?: string; plan?: string }) {
     const email = normalizeEmail(input.email);
@@ -56,37 +38,29 @@ export class AccountService {
       throw invalidField('/plan', `must be one of ${PLANS.join(', ')}`);
     }
     checkPassword(input.password, email);
-    if (await findUserByEmail(this.db, email)) throw conflict(`A user with the email ${email} already exists`);
+    if (await this.queries.findUserByEmail(email)) throw conflict(`A user with the email ${email} already exists`);
     const passwordHash = await hashPassword(input.password);
     const now = nowIso();
     const name = input.name?.trim() || email.split('@')[1]!;
-    return this.db.transaction().execute(async (trx) => {
-      const account = await trx
-        .insertInto('accounts')
-        .values({ name, plan: plan as PlanName, created_at: now, updated_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const user = await trx
-        .insertInto('users')
-        .values({
-          account_id: account.id,
-          email,
-          firstname: '',
-          lastname: '',
-          password_hash: passwordHash,
-          kind: 'owner',
-          created_at: now,
-          updated_at: now,
-        })
-        .returning(['id', 'email'])
-        .executeTakeFirstOrThrow();
-      const apiKey = await insertKey(trx, { userId: user.id, name: 'default' }, now);
+    return this.queries.transaction(async (queries) => {
+      const account = await queries.insertAccount({ name, plan: plan as PlanName, created_at: now, updated_at: now });
+      const user = await queries.insertUser({
+        account_id: account.id,
+        email,
+        firstname: '',
+        lastname: '',
+        password_hash: passwordHash,
+        kind: 'owner',
+        created_at: now,
+        updated_at: now,
+      });
+      const apiKey = await queries.insertKey({ userId: user.id, name: 'default' }, now);
       return { account: publicAccount(account), user, api_key: apiKey };
     });
   }
 
   async getAccount(id: number): Promise<Account> {
-    const account = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    const account = await this.queries.findAccount(id);
     if (!account) throw notFound(`Account ${id}`);
     return account;
   }
@@ -94,26 +68,26 @@ export class AccountService {
   async createKey(input: { userId: number; name?: string }): Promise<string> {
     const name = input.name?.trim() || 'default';
     if (name.length > MAX_KEY_NAME_LENGTH) throw invalidField('/name', `must be at most ${MAX_KEY_NAME_LENGTH} characters`);
-    if (!(await findUser(this.db, input.userId))) throw notFound(`User ${input.userId}`);
-    return insertKey(this.db, { userId: input.userId, name });
+    if (!(await this.queries.findUser(input.userId))) throw notFound(`User ${input.userId}`);
+    return this.queries.insertKey({ userId: input.userId, name }, nowIso());
   }
 
   /** The principal a key acts as, or undefined for an unknown, revoked or expired key. */
   async authenticate(key: string): Promise<Principal | undefined> {
     if (!looksLikeApiKey(key)) return undefined;
-    const [row] = await this.findKeyOwner(hashApiKey(key));
+    const row = await this.queries.findKeyOwner(hashApiKey(key));
     if (!row || row.revoked_at !== null) return undefined;
     const now = nowIso();
     if (row.expires_at !== null && row.expires_at <= now) return undefined;
     // A key from "become" works only while its issuer may still become this client: it dies with the issuer's
     // right (a demotion, a lost publication, a role the client gained beyond the issuer's reach), and stays dead.
-    if (row.impersonator_id !== null && !(await mayStillImpersonate(this.db, row.impersonator_id, row.user_id, row.account_id))) {
-      await revokeKey(this.db, row.key_id, now);
+    if (row.impersonator_id !== null && !(await this.queries.mayStillImpersonate(row.impersonator_id, row.user_id, row.account_id))) {
+      await this.queries.revokeKey(row.key_id, now);
       return undefined;
     }
     if (row.last_used_at === null || Date.parse(now) - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
       // An impersonation is not the client's own activity: its last_seen_at stays as the client left it.
-      await touchKey(this.db, row.key_id, row.impersonator_id === null ? row.user_id : undefined, now);
+      await this.queries.touchKey(row.key_id, row.impersonator_id === null ? row.user_id : undefined, now);
     }
     return { userId: row.user_id, accountId: row.account_id, kind: row.kind, keyId: row.key_id, impersonatorId: row.impersonator_id, plan: row.plan };
   }
@@ -125,20 +99,20 @@ export class AccountService {
   async authenticateSession(key: string): Promise<SessionProfile | undefined> {
     const principal = await this.authenticate(key);
     if (!principal) return undefined;
-    const profile = await findKeyProfile(this.db, principal.keyId);
+    const profile = await this.queries.findKeyProfile(principal.keyId);
     if (!profile || profile.kind !== 'session') return undefined;
     return { principal, email: profile.email, accountName: profile.account_name, plan: profile.plan };
   }
 
   /** The user's own API keys that still work: never their hashes, nor session or "become" keys. */
   async listKeys(userId: number): Promise<KeySummary[]> {
-    const rows = await listLiveApiKeys(this.db, userId, nowIso());
+    const rows = await this.queries.listLiveApiKeys(userId, nowIso());
     return rows.map((row) => ({ id: row.id, name: row.name, prefix: row.prefix, created_at: row.created_at, last_used_at: row.last_used_at }));
   }
 
   /** Revokes one of the user's own API keys; another user's key, or one already revoked, is not found. */
   async revokeKey(userId: number, keyId: number): Promise<void> {
-    if (!(await revokeApiKey(this.db, userId, keyId, nowIso()))) throw notFound(`API key ${keyId}`);
+    if (!(await this.queries.revokeApiKey(userId, keyId, nowIso()))) throw notFound(`API key ${keyId}`);
   }
 
   /**
@@ -146,7 +120,7 @@ export class AccountService {
    * ends (its API keys stay: they are not tied to the password).
    */
   async changePassword(principal: Principal, input: { currentPassword: string; password: string; passwordConfirmation: string }): Promise<void> {
-    const user = await findUser(this.db, principal.userId);
+    const user = await this.queries.findUser(principal.userId);
     if (!user) throw notFound(`User ${principal.userId}`);
     if (user.password_hash === null || !(await verifyPassword(user.password_hash, input.currentPassword))) {
       throw invalidField('/current_password', 'is not your current password');
@@ -155,9 +129,9 @@ export class AccountService {
     if (input.passwordConfirmation !== input.password) throw invalidField('/password_confirmation', 'must match the new password');
     const passwordHash = await hashPassword(input.password);
     const now = nowIso();
-    await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', user.id).execute();
-      await revokeSessions(trx, user.id, now, principal.keyId);
+    await this.queries.transaction(async (queries) => {
+      await queries.updatePassword(user.id, passwordHash, now);
+      await queries.revokeSessions(user.id, now, principal.keyId);
     });
   }
 
@@ -180,7 +154,7 @@ export class AccountService {
       problems.push({ path: '/sender_offer', message: 'must be plain text' });
     }
     if (problems.length > 0) throw validationError(problems);
-    const updated = await updateAccountSender(this.db, accountId, { sender_name: senderName || null, sender_offer: senderOffer || null }, nowIso());
+    const updated = await this.queries.updateAccountSender(accountId, { sender_name: senderName || null, sender_offer: senderOffer || null }, nowIso());
     if (!updated) throw notFound(`Account ${accountId}`);
     return { senderName, senderOffer };
   }
@@ -204,33 +178,6 @@ export interface KeySummary {
   prefix: string;
   created_at: string;
   last_used_at: string | null;
-}
-
-export interface NewKey {
-  userId: number;
-  name: string;
-  kind?: ApiKeyKind;
-  expiresAt?: string | null;
-  impersonatorId?: number | null;
-}
-
-/** Stores a new key's hash and returns the key itself: the only time it is ever seen. */
-export async function insertKey(db: Kysely<Database>, key: NewKey, now = nowIso()): Promise<string> {
-  const generated = generateApiKey();
-  await db
-    .insertInto('api_keys')
-    .values({
-      user_id: key.userId,
-      name: key.name,
-      prefix: generated.prefix,
-      key_hash: generated.hash,
-      kind: key.kind ?? 'api',
-      expires_at: key.expiresAt ?? null,
-      impersonator_id: key.impersonatorId ?? null,
-      created_at: now,
-    })
-    .execute();
-  return generated.key;
 }
 
 function publicAccount(account: Account) {

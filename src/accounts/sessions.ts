@@ -1,11 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { Dialect } from '../db/connection.js';
-import type { Database, User } from '../db/types.js';
+import type { User } from '../db/types.js';
 import { AppError } from '../errors.js';
 import { nowIso, toPortalTimestamp } from '../time.js';
 import { verifyPassword } from './passwords.js';
-import { countAttempt, countedAttempts, findUser, findUserByEmail } from './queries.js';
-import { insertKey, type Principal } from './service.js';
+import type { AccountQueries, SessionQueries } from './queries.js';
+import type { Principal } from './service.js';
 
 /** A session key lives this long: a working day, then the user signs in again. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -61,8 +59,8 @@ export interface SignedIn {
  */
 export class SessionService {
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
+    private readonly accounts: AccountQueries,
+    private readonly queries: SessionQueries,
   ) {}
 
   async signIn(input: SignInInput): Promise<SignedIn> {
@@ -72,7 +70,7 @@ export class SessionService {
     const now = Date.now();
     const attempt = await this.countAttempt(scopes, now);
 
-    const user = await findUserByEmail(this.db, email);
+    const user = await this.accounts.findUserByEmail(email);
     const passwordHash = user?.password_hash ?? null;
     const matches = await verifyPassword(passwordHash ?? DUMMY_HASH, input.password);
     if (!user || passwordHash === null || !matches) {
@@ -101,36 +99,27 @@ export class SessionService {
         await this.forgetExpired(now);
         throw new AppError('conflict', SIGN_UP_REFUSED);
       }
-      await this.db.deleteFrom('sign_in_failures').where('id', 'in', attempt).execute();
+      await this.queries.forgetAttempts(attempt);
       throw error;
     }
-    const user = await findUser(this.db, created.user.id);
+    const user = await this.accounts.findUser(created.user.id);
     if (!user) throw new AppError('internal', 'The new account\'s owner was not found');
     return { created, session: await this.openSession(user, scopes, attempt, now) };
   }
 
   /** Revokes the session key the request was made with; any other kind of key is refused (400). */
   async signOut(principal: Principal): Promise<void> {
-    const key = await this.db.selectFrom('api_keys').select('kind').where('id', '=', principal.keyId).executeTakeFirst();
-    if (key?.kind !== 'session') {
+    if ((await this.accounts.keyKind(principal.keyId)) !== 'session') {
       throw new AppError('validation_failed', 'Sign out with the session key that signing in returned; this key is not a session key');
     }
-    await this.db.updateTable('api_keys').set({ revoked_at: nowIso() }).where('id', '=', principal.keyId).where('revoked_at', 'is', null).execute();
+    await this.accounts.revokeKey(principal.keyId, nowIso());
   }
 
   /** Opens the session; the attempt that succeeded is taken back, and the email's failures are cleared. */
   private async openSession(user: User, scopes: Scopes, attempt: number[], now: number): Promise<SignedIn> {
     const at = new Date(now).toISOString();
     const expiresAt = new Date(now + SESSION_TTL_MS).toISOString();
-    const apiKey = await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('users')
-        .set((eb) => ({ sign_in_count: eb('sign_in_count', '+', 1), last_seen_at: at }))
-        .where('id', '=', user.id)
-        .execute();
-      await trx.deleteFrom('sign_in_failures').where((eb) => eb.or([eb('scope', '=', scopes.email), eb('id', 'in', attempt)])).execute();
-      return insertKey(trx, { userId: user.id, name: 'session', kind: 'session', expiresAt }, at);
-    });
+    const apiKey = await this.queries.openSession({ userId: user.id, emailScope: scopes.email, attempt, expiresAt }, at);
     return {
       user: {
         id: user.id,
@@ -153,15 +142,13 @@ export class SessionService {
   private async countAttempt(scopes: Scopes, now: number): Promise<number[]> {
     const at = new Date(now).toISOString();
     const since = new Date(now - FAILURE_WINDOW_MS).toISOString();
-    const counted = await countAttempt(
-      this.db,
-      this.dialect,
+    const counted = await this.queries.countAttempt(
       { email: scopes.email, ip: scopes.ip, maxPerEmail: MAX_FAILURES_PER_EMAIL, maxPerIp: MAX_FAILURES_PER_IP },
       at,
       since,
     );
     if (counted) return counted;
-    const rows = await countedAttempts(this.db, [scopes.email, scopes.ip], since);
+    const rows = await this.queries.countedAttempts([scopes.email, scopes.ip], since);
     let waitMs = 0;
     for (const [scope, limit] of [
       [scopes.email, MAX_FAILURES_PER_EMAIL],
@@ -181,7 +168,7 @@ export class SessionService {
   /** Forgets every failure that has left the window (after a failure, so that the table holds only recent ones). */
   private async forgetExpired(now: number): Promise<void> {
     const since = new Date(now - FAILURE_WINDOW_MS).toISOString();
-    await this.db.deleteFrom('sign_in_failures').where('failed_at', '<=', since).execute();
+    await this.queries.forgetAttemptsUntil(since);
   }
 }
 

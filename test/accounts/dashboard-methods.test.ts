@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AccountQueries, SessionQueries } from '../../src/accounts/queries.js';
 import { AccountService } from '../../src/accounts/service.js';
 import { SessionService } from '../../src/accounts/sessions.js';
 import { AppError } from '../../src/errors.js';
@@ -25,8 +26,9 @@ for (const dialect of DIALECTS) {
     let email: string;
     before(async () => {
       t = await startApp(dialect);
-      accounts = new AccountService(t.storage.db);
-      sessions = new SessionService(t.storage.db, t.storage.dialect);
+      const queries = new AccountQueries(t.storage.db);
+      accounts = new AccountService(queries);
+      sessions = new SessionService(queries, new SessionQueries(t.storage.db, t.storage.dialect));
       owner = await createOwner(t.storage);
       email = (await t.storage.db.selectFrom('users').select('email').where('id', '=', owner.userId).executeTakeFirstOrThrow()).email;
     });

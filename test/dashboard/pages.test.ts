@@ -634,7 +634,8 @@ describe('dashboard with ALLOW_SIGNUP=false', () => {
     assert.equal(await t.storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(), undefined);
 
     const { AccountService } = await import('../../src/accounts/service.js');
-    await new AccountService(t.storage.db).createAccount({ email, password: PASSWORD });
+    const { AccountQueries } = await import('../../src/accounts/queries.js');
+    await new AccountService(new AccountQueries(t.storage.db)).createAccount({ email, password: PASSWORD });
     await signIn(visitor, email);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
-import { insertKey } from '../../src/accounts/service.js';
+import { AccountQueries } from '../../src/accounts/queries.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Dialect, openStorage, type Storage } from '../../src/db/connection.js';
@@ -71,9 +71,10 @@ async function seed(db: Kysely<any>): Promise<Seeded> {
   const ownerId = await id('users', { account_id: accountId, email: 'owner@before.example.com', firstname: 'Olive', lastname: 'Owner', password_hash: 'x', kind: 'owner', ...stamps });
   const clientId = await id('users', { account_id: accountId, email: 'client@before.example.com', firstname: 'Cleo', kind: 'client', sign_in_count: 3, last_seen_at: at, ...stamps });
   const deletedClientId = await id('users', { account_id: accountId, email: 'gone@before.example.com', kind: 'client', ...stamps });
-  const apiKey = await insertKey(db, { userId: ownerId, name: 'owner key' }, at);
-  await insertKey(db, { userId: clientId, name: 'client key' }, at);
-  await insertKey(db, { userId: deletedClientId, name: 'session', kind: 'session', expiresAt: '2026-01-16T10:00:00.000Z' }, at);
+  const keys = new AccountQueries(db);
+  const apiKey = await keys.insertKey({ userId: ownerId, name: 'owner key' }, at);
+  await keys.insertKey({ userId: clientId, name: 'client key' }, at);
+  await keys.insertKey({ userId: deletedClientId, name: 'session', kind: 'session', expiresAt: '2026-01-16T10:00:00.000Z' }, at);
   const publicationId = await id('publications', { account_id: accountId, app_id: 'before-009', name: 'Before', ...stamps });
   await id('publications', { account_id: accountId, app_id: 'before-009-b', name: 'Before B', ...stamps });
   const categoryIds = [await id('categories', { publication_id: publicationId, name: 'Travel', ...stamps }), await id('categories', { publication_id: publicationId, name: 'Food', ...stamps })];

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
+import { AccountQueries } from '../../src/accounts/queries.js';
 import { AccountService } from '../../src/accounts/service.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -87,7 +88,7 @@ export interface Owner {
 
 export async function createOwner(storage: Storage, plan = 'free'): Promise<Owner> {
   emailCounter += 1;
-  const created = await new AccountService(storage.db).createAccount({
+  const created = await new AccountService(new AccountQueries(storage.db)).createAccount({
     email: `owner${emailCounter}-${randomBytes(3).toString('hex')}@example.com`,
     password: 'a long enough password',
     plan,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { insertKey } from '../../src/accounts/service.js';
+import { AccountQueries } from '../../src/accounts/queries.js';
 import { hashPassword } from '../../src/accounts/passwords.js';
 import type { Storage } from '../../src/db/connection.js';
 import type { ClientAccessLevel } from '../../src/portal/permissions.js';
@@ -46,6 +46,6 @@ export async function createClientUser(
       .values({ user_id: user.id, publication_id: role.publicationId, access_level: role.accessLevel, created_at: now, updated_at: now })
       .execute();
   }
-  const apiKey = await insertKey(storage.db, { userId: user.id, name: 'test' });
+  const apiKey = await new AccountQueries(storage.db).insertKey({ userId: user.id, name: 'test' }, nowIso());
   return { userId: user.id, email, apiKey };
 }

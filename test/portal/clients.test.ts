@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { insertKey } from '../../src/accounts/service.js';
+import { AccountQueries } from '../../src/accounts/queries.js';
+import { nowIso } from '../../src/time.js';
 import { client, createOwner, createPublication, DIALECTS, expectError, type Owner } from '../helpers/app.js';
 import {
   CLIENT_FIELDS,
@@ -452,7 +453,7 @@ for (const dialect of DIALECTS) {
         assert.equal(article.body.author_id, seeded.userId);
         const become = await s.api.get(`${CLIENTS}/${seeded.userId}/become`);
         expectStatus(become, 200);
-        const session = await insertKey(s.t.storage.db, { userId: seeded.userId, name: 'session', kind: 'session' });
+        const session = await new AccountQueries(s.t.storage.db).insertKey({ userId: seeded.userId, name: 'session', kind: 'session' }, nowIso());
         for (const key of [seeded.apiKey, become.body.api_key, session]) {
           expectStatus(await client(s.t.app, key).get(`${PORTAL}/publications`), 200);
         }

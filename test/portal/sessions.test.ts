@@ -7,6 +7,7 @@ import {
   MAX_FAILURES_PER_IP,
   WRONG_CREDENTIALS,
 } from '../../src/accounts/sessions.js';
+import { AccountQueries } from '../../src/accounts/queries.js';
 import { AccountService } from '../../src/accounts/service.js';
 import { client, createPublication, DIALECTS, expectError, type Response, startApp, type TestApp } from '../helpers/app.js';
 import { PORTAL, TIMESTAMP } from '../helpers/portal.js';
@@ -44,7 +45,7 @@ for (const dialect of DIALECTS) {
       return response;
     };
     const createOwnerWithPassword = async (email = freshEmail('owner')) => {
-      const created = await new AccountService(t.storage.db).createAccount({ email, password: PASSWORD });
+      const created = await new AccountService(new AccountQueries(t.storage.db)).createAccount({ email, password: PASSWORD });
       return { email, userId: created.user.id, accountId: created.account.id };
     };
     const userRow = (id: number) => t.storage.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -134,7 +135,7 @@ for (const dialect of DIALECTS) {
       // Only that session ends.
       assert.equal((await from(ip, second.body.api_key).get(`${PORTAL}/publications`)).status, 200);
 
-      const apiKey = await new AccountService(t.storage.db).createKey({ userId: owner.userId });
+      const apiKey = await new AccountService(new AccountQueries(t.storage.db)).createKey({ userId: owner.userId });
       const refused = expectError(await from(ip, apiKey).signOut(), 400, 'validation_failed');
       assert.match(refused.message, /session key/);
       assert.equal((await from(ip, apiKey).get(`${PORTAL}/publications`)).status, 200);
@@ -302,7 +303,7 @@ describe('sign-in throttling behind a reverse proxy (TRUST_PROXY)', () => {
   };
   const signInFrom = async (t: TestApp, peer: string, forwardedFor: string) => {
     const email = freshEmail('owner');
-    await new AccountService(t.storage.db).createAccount({ email, password: PASSWORD });
+    await new AccountService(new AccountQueries(t.storage.db)).createAccount({ email, password: PASSWORD });
     return client(t.app, undefined, { remoteAddress: peer }).post(SESSIONS, { email, password: PASSWORD }, { 'x-forwarded-for': forwardedFor });
   };
 

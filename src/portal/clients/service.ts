@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { hashPassword } from '../../accounts/passwords.js';
-import { findUserByEmail, revokeSessions } from '../../accounts/queries.js';
-import { checkPassword, insertKey, normalizeEmail, type Principal } from '../../accounts/service.js';
+import { AccountQueries } from '../../accounts/queries.js';
+import { checkPassword, normalizeEmail, type Principal } from '../../accounts/service.js';
 import type { Database, RoleRow, User } from '../../db/types.js';
 import { conflict, type FieldProblem, forbidden, invalidField, notFound, validationError } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
@@ -74,7 +74,7 @@ export class ClientService {
     if (manager.adminOf !== null && roles.length === 0) {
       throw forbidden('Admins create clients with a role on a publication they administer; only the account owner creates clients without roles');
     }
-    if (await findUserByEmail(this.db, email)) throw conflict(`A user with the email ${email} already exists`);
+    if (await new AccountQueries(this.db).findUserByEmail(email)) throw conflict(`A user with the email ${email} already exists`);
     const passwordHash = await hashPassword(input.password);
     const now = nowIso();
     const firstname = input.firstname.trim();
@@ -133,7 +133,7 @@ export class ClientService {
       await updateClient(trx, id, changes);
       // A password set by the owner or an admin ends the client's sessions, as changing one's own does (its API
       // keys stay: they are not tied to the password). Whoever knew the old password is signed out.
-      if (changes.password_hash !== undefined) await revokeSessions(trx, id, now);
+      if (changes.password_hash !== undefined) await new AccountQueries(trx).revokeSessions(id, now);
       if (Object.keys(changed).length > 0) await recordAudit(trx, context, 'client.update', id, changed, now);
       if (roles !== undefined && rolesChange) {
         await replaceRoles(trx, id, currentRows, roles, now);
@@ -174,8 +174,7 @@ export class ClientService {
     const now = new Date();
     const expiresAt = new Date(now.getTime() + BECOME_TTL_MS).toISOString();
     const apiKey = await this.db.transaction().execute(async (trx) => {
-      const key = await insertKey(
-        trx,
+      const key = await new AccountQueries(trx).insertKey(
         { userId: client.id, name: 'become', kind: 'impersonation', expiresAt, impersonatorId: principal.userId },
         now.toISOString(),
       );
