@@ -12,6 +12,7 @@ import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
 import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { PublicationQueries } from '../src/portal/publications/queries.js';
 import { PublicationService } from '../src/portal/publications/service.js';
 import { TemplateService } from '../src/leads/templates/service.js';
 import { CHROMIUM_PATH, openBrowser } from '../test/dashboard/browser.js';
@@ -45,7 +46,7 @@ export async function runDashboardBench(): Promise<void> {
   await migrateToLatest(storage.db, storage.dialect);
   const email = `bench-${Date.now()}@masthead.test`;
   const { api_key: apiKey, account } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email, password: PASSWORD, name: 'Bench Media' });
-  const publication = await new PublicationService(storage.db).create({ accountId: account.id, appId: 'bench-weekly', name: 'Bench Weekly' });
+  const publication = await new PublicationService(new PublicationQueries(storage.db)).create({ accountId: account.id, appId: 'bench-weekly', name: 'Bench Weekly' });
   await new TemplateService(storage.db).create(account.id, { name: 'Intro', subject: 'A note for {{companyName}}', body: 'Hi {{firstName}},\n\n{{companyName}} caught my eye.', isDefault: true });
   await storage.close();
 

@@ -83,6 +83,7 @@ async function importChild(): Promise<void> {
   const { migrateToLatest } = await import('../src/db/migrate.js');
   const { AccountQueries } = await import('../src/accounts/queries.js');
   const { AccountService } = await import('../src/accounts/service.js');
+  const { PublicationQueries } = await import('../src/portal/publications/queries.js');
   const { PublicationService } = await import('../src/portal/publications/service.js');
 
   const body = Buffer.from(generateFeed());
@@ -114,7 +115,7 @@ async function importChild(): Promise<void> {
   await app.ready();
   try {
     const { account, api_key: apiKey } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email: 'bench@example.com', password: 'a long enough password' });
-    const { app_id: appId } = await new PublicationService(storage.db).create({ accountId: account.id, appId: 'feed-bench' });
+    const { app_id: appId } = await new PublicationService(new PublicationQueries(storage.db)).create({ accountId: account.id, appId: 'feed-bench' });
     const call = async (url: string, payload: object = {}) => {
       const response = await app.inject({ method: 'POST', url: `/api/portal/v1${url}`, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
       if (response.statusCode >= 300) throw new Error(`POST ${url} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);

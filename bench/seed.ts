@@ -12,6 +12,7 @@ import { AccountService } from '../src/accounts/service.js';
 import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { CategoryService } from '../src/portal/categories/service.js';
+import { PublicationQueries } from '../src/portal/publications/queries.js';
 import { PublicationService } from '../src/portal/publications/service.js';
 import { ROOT } from './children.js';
 
@@ -119,7 +120,7 @@ async function createSeed(databasePath: string): Promise<Omit<SeedMeta, 'version
   try {
     await migrateToLatest(storage.db, storage.dialect);
     const accounts = new AccountService(new AccountQueries(storage.db));
-    const publications = new PublicationService(storage.db);
+    const publications = new PublicationService(new PublicationQueries(storage.db));
     const categories = new CategoryService(storage.db, publications);
     const owner = await accounts.createAccount({ email: 'bench@example.com', password: 'bench-password-1', plan: 'business' });
     apiKey = owner.api_key;

@@ -23,6 +23,7 @@ import { buildFeeds } from './portal/feeds/compose.js';
 import { pooledFeedReader } from './portal/feeds/reader.js';
 import type { FeedScheduler } from './portal/feeds/scheduler.js';
 import { IssueService } from './portal/issues/service.js';
+import { PublicationQueries } from './portal/publications/queries.js';
 import { PublicationService } from './portal/publications/service.js';
 import { type PortalServices, portalRoutes, portalSchemas } from './portal/routes.js';
 import { sessionRoutes } from './portal/sessions/routes.js';
@@ -104,7 +105,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   const { db, dialect } = storage;
   const accountQueries = new AccountQueries(db);
   const accounts = new AccountService(accountQueries);
-  const publications = new PublicationService(db);
+  const publications = new PublicationService(new PublicationQueries(db));
   // Registered before the hooks of everything that uses the workers, so closed after them (last-registered first).
   const workers = new WorkerPool({ onError: (error) => app.log.error({ err: error }, 'a worker thread failed') });
   app.decorate('workers', workers);

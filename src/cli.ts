@@ -10,6 +10,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { MAX_TEMPLATE_BYTES } from './leads/templates/engine.js';
 import { TemplateService } from './leads/templates/service.js';
+import { PublicationQueries } from './portal/publications/queries.js';
 import { PublicationService } from './portal/publications/service.js';
 
 // No help text after a usage error: every command fails with one line (`--help` shows the usage).
@@ -51,7 +52,7 @@ publication
   .option('--name <name>', 'the publication\'s name (default: the App ID)')
   .action((options: { account: number; appId: string; name?: string }) =>
     withStorage(async (storage) => {
-      const created = await new PublicationService(storage.db).create({ accountId: options.account, appId: options.appId, name: options.name });
+      const created = await new PublicationService(new PublicationQueries(storage.db)).create({ accountId: options.account, appId: options.appId, name: options.name });
       print({ publication: { id: created.id, app_id: created.app_id, name: created.name } });
     }),
   );

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Storage } from '../../src/db/connection.js';
+import { PublicationQueries } from '../../src/portal/publications/queries.js';
 import { PublicationService } from '../../src/portal/publications/service.js';
 import { DIALECTS, startApp, type TestApp } from '../helpers/app.js';
 import { PORTAL } from '../helpers/portal.js';
@@ -43,7 +44,7 @@ describe('the dashboard in Chromium', { skip: skipWithoutChromium }, () => {
   function createPublication(storage: Storage, accountId: number, name = 'Acme Weekly') {
     publicationCounter += 1;
     const appId = `${name.toLowerCase().replace(/\W+/g, '-')}-${publicationCounter}-${Date.now().toString(36)}`;
-    return new PublicationService(storage.db).create({ accountId, appId, name });
+    return new PublicationService(new PublicationQueries(storage.db)).create({ accountId, appId, name });
   }
 
   const api = (key: string, path: string) => fetch(`${base}${PORTAL}${path}`, { headers: { 'x-api-key': key } });

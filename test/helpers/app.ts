@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Dialect, openStorage, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { PublicationQueries } from '../../src/portal/publications/queries.js';
 import { PublicationService } from '../../src/portal/publications/service.js';
 
 /** PostgreSQL tests run when TEST_POSTGRES_URL is set (CI sets it); in CI its absence is an error, not a skip. */
@@ -98,7 +99,7 @@ export async function createOwner(storage: Storage, plan = 'free'): Promise<Owne
 
 export async function createPublication(storage: Storage, accountId: number, appId?: string) {
   emailCounter += 1;
-  return new PublicationService(storage.db).create({ accountId, appId: appId ?? `pub-${emailCounter}-${randomBytes(3).toString('hex')}` });
+  return new PublicationService(new PublicationQueries(storage.db)).create({ accountId, appId: appId ?? `pub-${emailCounter}-${randomBytes(3).toString('hex')}` });
 }
 
 export interface Response<T = any> {
