@@ -11,6 +11,7 @@ import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
 import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { CategoryQueries } from '../src/portal/categories/queries.js';
 import { CategoryService } from '../src/portal/categories/service.js';
 import { PublicationQueries } from '../src/portal/publications/queries.js';
 import { PublicationService } from '../src/portal/publications/service.js';
@@ -121,7 +122,7 @@ async function createSeed(databasePath: string): Promise<Omit<SeedMeta, 'version
     await migrateToLatest(storage.db, storage.dialect);
     const accounts = new AccountService(new AccountQueries(storage.db));
     const publications = new PublicationService(new PublicationQueries(storage.db));
-    const categories = new CategoryService(storage.db, publications);
+    const categories = new CategoryService(new CategoryQueries(storage.db), publications);
     const owner = await accounts.createAccount({ email: 'bench@example.com', password: 'bench-password-1', plan: 'business' });
     apiKey = owner.api_key;
     userId = owner.user.id;

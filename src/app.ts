@@ -16,12 +16,15 @@ import { buildLeadApi } from './leads/compose.js';
 import { leadRoutes } from './leads/routes.js';
 import { createSafeFetcher } from './net/safe-fetch.js';
 import { ArticleService } from './portal/articles/service.js';
+import { AuditQueries } from './portal/audit/queries.js';
 import { AuditService } from './portal/audit/service.js';
+import { CategoryQueries } from './portal/categories/queries.js';
 import { CategoryService } from './portal/categories/service.js';
 import { ClientService } from './portal/clients/service.js';
 import { buildFeeds } from './portal/feeds/compose.js';
 import { pooledFeedReader } from './portal/feeds/reader.js';
 import type { FeedScheduler } from './portal/feeds/scheduler.js';
+import { IssueQueries } from './portal/issues/queries.js';
 import { IssueService } from './portal/issues/service.js';
 import { PublicationQueries } from './portal/publications/queries.js';
 import { PublicationService } from './portal/publications/service.js';
@@ -129,10 +132,10 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     accounts,
     publications,
     articles: new ArticleService(db, dialect, publications, (htmls) => sanitizeArticlesInPool(workers, htmls)),
-    categories: new CategoryService(db, publications),
-    issues: new IssueService(db, publications),
+    categories: new CategoryService(new CategoryQueries(db), publications),
+    issues: new IssueService(new IssueQueries(db), publications),
     clients: new ClientService(db),
-    audit: new AuditService(db),
+    audit: new AuditService(new AuditQueries(db)),
     feeds: feeds.service,
   };
   await app.register(portalRoutes, { prefix: '/api/portal/v1', ...portal });

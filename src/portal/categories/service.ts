@@ -1,19 +1,19 @@
-import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
-import type { CategoryRow, Database } from '../../db/types.js';
+import type { CategoryRow } from '../../db/types.js';
 import { conflict, notFound } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
+import type { CategoryQueries } from './queries.js';
 
 export class CategoryService {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly queries: CategoryQueries,
     private readonly publications: PublicationService,
   ) {}
 
   async list(principal: Principal, appId: string): Promise<CategoryRow[]> {
     const { publication } = await this.publications.access(principal, appId);
-    return this.db.selectFrom('categories').selectAll().where('publication_id', '=', publication.id).orderBy('name').orderBy('id').execute();
+    return this.queries.list(publication.id);
   }
 
   async get(principal: Principal, appId: string, id: number): Promise<CategoryRow> {
@@ -25,12 +25,7 @@ export class CategoryService {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
     const name = input.name.trim();
     await this.ensureNameFree(publication.id, name);
-    const now = nowIso();
-    return this.db
-      .insertInto('categories')
-      .values({ publication_id: publication.id, name, created_at: now, updated_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return this.queries.insert(publication.id, name, nowIso());
   }
 
   async update(principal: Principal, appId: string, id: number, input: { name?: string }): Promise<CategoryRow> {
@@ -39,7 +34,7 @@ export class CategoryService {
     if (input.name !== undefined) {
       const name = input.name.trim();
       await this.ensureNameFree(publication.id, name, id);
-      await this.db.updateTable('categories').set({ name, updated_at: nowIso() }).where('id', '=', id).execute();
+      await this.queries.rename(id, name, nowIso());
     }
     return this.find(publication.id, id);
   }
@@ -47,20 +42,17 @@ export class CategoryService {
   /** Deleting a category takes it off its articles; the articles stay. */
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
-    const result = await this.db.deleteFrom('categories').where('id', '=', id).where('publication_id', '=', publication.id).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw notFound(`Category ${id}`);
+    if (!(await this.queries.remove(publication.id, id))) throw notFound(`Category ${id}`);
   }
 
   private async find(publicationId: number, id: number): Promise<CategoryRow> {
-    const row = await this.db.selectFrom('categories').selectAll().where('id', '=', id).where('publication_id', '=', publicationId).executeTakeFirst();
+    const row = await this.queries.find(publicationId, id);
     if (!row) throw notFound(`Category ${id}`);
     return row;
   }
 
   private async ensureNameFree(publicationId: number, name: string, exceptId?: number): Promise<void> {
-    let query = this.db.selectFrom('categories').select('id').where('publication_id', '=', publicationId).where('name', '=', name);
-    if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
-    if (await query.executeTakeFirst()) throw conflict(`This publication already has a category named "${name}"`);
+    if (await this.queries.nameTaken(publicationId, name, exceptId)) throw conflict(`This publication already has a category named "${name}"`);
   }
 }
 

@@ -6,7 +6,8 @@ import { checkPassword, normalizeEmail, type Principal } from '../../accounts/se
 import type { Database, RoleRow, User } from '../../db/types.js';
 import { conflict, type FieldProblem, forbidden, invalidField, notFound, validationError } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
-import { type RequestContext, recordAudit } from '../audit/service.js';
+import { AuditQueries } from '../audit/queries.js';
+import type { RequestContext } from '../audit/service.js';
 import {
   accountPublicationIds,
   clientWindow,
@@ -91,8 +92,9 @@ export class ClientService {
         updated_at: now,
       });
       await replaceRoles(trx, created, [], roles, now);
-      await recordAudit(trx, context, 'client.create', created, { email, firstname, lastname }, now);
-      if (roles.length > 0) await recordAudit(trx, context, 'client.roles', created, { old: [], new: sortRoles(roles) }, now);
+      const audit = new AuditQueries(trx);
+      await audit.record(context, 'client.create', created, { email, firstname, lastname }, now);
+      if (roles.length > 0) await audit.record(context, 'client.roles', created, { old: [], new: sortRoles(roles) }, now);
       return created;
     });
     return this.presentOne(await this.find(manager, id));
@@ -134,10 +136,11 @@ export class ClientService {
       // A password set by the owner or an admin ends the client's sessions, as changing one's own does (its API
       // keys stay: they are not tied to the password). Whoever knew the old password is signed out.
       if (changes.password_hash !== undefined) await new AccountQueries(trx).revokeSessions(id, now);
-      if (Object.keys(changed).length > 0) await recordAudit(trx, context, 'client.update', id, changed, now);
+      const audit = new AuditQueries(trx);
+      if (Object.keys(changed).length > 0) await audit.record(context, 'client.update', id, changed, now);
       if (roles !== undefined && rolesChange) {
         await replaceRoles(trx, id, currentRows, roles, now);
-        await recordAudit(trx, context, 'client.roles', id, { old: sortRoles(current), new: sortRoles(roles) }, now);
+        await audit.record(context, 'client.roles', id, { old: sortRoles(current), new: sortRoles(roles) }, now);
       }
     });
     // Read back as the owner would: an admin that took a client's last role away has just put it out of its reach,
@@ -152,12 +155,13 @@ export class ClientService {
     const current = ((await rolesOf(this.db, [id])).get(id) ?? []).map(roleValue);
     await this.db.transaction().execute(async (trx) => {
       if (!(await deleteClient(trx, context.principal.accountId, id))) throw notFound(`Client ${id}`);
-      await recordAudit(trx, context, 'client.delete', id, {
-        email: client.email,
-        firstname: client.firstname,
-        lastname: client.lastname,
-        roles: sortRoles(current),
-      });
+      await new AuditQueries(trx).record(
+        context,
+        'client.delete',
+        id,
+        { email: client.email, firstname: client.firstname, lastname: client.lastname, roles: sortRoles(current) },
+        nowIso(),
+      );
     });
   }
 
@@ -178,7 +182,7 @@ export class ClientService {
         { userId: client.id, name: 'become', kind: 'impersonation', expiresAt, impersonatorId: principal.userId },
         now.toISOString(),
       );
-      await recordAudit(trx, context, 'client.become', client.id, { expires_at: expiresAt }, now.toISOString());
+      await new AuditQueries(trx).record(context, 'client.become', client.id, { expires_at: expiresAt }, now.toISOString());
       return key;
     });
     return { client: await this.presentOne(client), api_key: apiKey, expires_at: toPortalTimestamp(expiresAt) };

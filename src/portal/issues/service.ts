@@ -1,9 +1,9 @@
-import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
-import type { Database, IssueRow } from '../../db/types.js';
+import type { IssueRow } from '../../db/types.js';
 import { notFound } from '../../errors.js';
 import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
+import type { IssueQueries } from './queries.js';
 
 export interface IssueInput {
   name?: string;
@@ -13,13 +13,13 @@ export interface IssueInput {
 /** Magazine issues of a publication; articles may belong to one. */
 export class IssueService {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly queries: IssueQueries,
     private readonly publications: PublicationService,
   ) {}
 
   async list(principal: Principal, appId: string): Promise<IssueRow[]> {
     const { publication } = await this.publications.access(principal, appId);
-    return this.db.selectFrom('issues').selectAll().where('publication_id', '=', publication.id).orderBy('id', 'desc').execute();
+    return this.queries.list(publication.id);
   }
 
   async get(principal: Principal, appId: string, id: number): Promise<IssueRow> {
@@ -30,11 +30,13 @@ export class IssueService {
   async create(principal: Principal, appId: string, input: IssueInput & { name: string }): Promise<IssueRow> {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
     const now = nowIso();
-    return this.db
-      .insertInto('issues')
-      .values({ publication_id: publication.id, name: input.name.trim(), date: dateField(input.date ?? null, '/date'), created_at: now, updated_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return this.queries.insert({
+      publication_id: publication.id,
+      name: input.name.trim(),
+      date: dateField(input.date ?? null, '/date'),
+      created_at: now,
+      updated_at: now,
+    });
   }
 
   async update(principal: Principal, appId: string, id: number, input: IssueInput): Promise<IssueRow> {
@@ -43,19 +45,18 @@ export class IssueService {
     const changes: { name?: string; date?: string | null; updated_at: string } = { updated_at: nowIso() };
     if (input.name !== undefined) changes.name = input.name.trim();
     if (input.date !== undefined) changes.date = dateField(input.date, '/date');
-    await this.db.updateTable('issues').set(changes).where('id', '=', id).execute();
+    await this.queries.update(id, changes);
     return this.find(publication.id, id);
   }
 
   /** Deleting an issue leaves its articles in place, outside any issue. */
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
-    const result = await this.db.deleteFrom('issues').where('id', '=', id).where('publication_id', '=', publication.id).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw notFound(`Issue ${id}`);
+    if (!(await this.queries.remove(publication.id, id))) throw notFound(`Issue ${id}`);
   }
 
   private async find(publicationId: number, id: number): Promise<IssueRow> {
-    const row = await this.db.selectFrom('issues').selectAll().where('id', '=', id).where('publication_id', '=', publicationId).executeTakeFirst();
+    const row = await this.queries.find(publicationId, id);
     if (!row) throw notFound(`Issue ${id}`);
     return row;
   }
