@@ -9,6 +9,7 @@ import * as feedEntryKeys from './migrations/006_feed_entry_keys.js';
 import * as leadFixes from './migrations/007_lead_fixes.js';
 import * as searchUnaccent from './migrations/008_search_unaccent.js';
 import * as idsNeverReused from './migrations/009_ids_never_reused.js';
+import * as feedUrlUnique from './migrations/010_feed_url_unique.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '007_lead_fixes': leadFixes,
   '008_search_unaccent': searchUnaccent,
   '009_ids_never_reused': idsNeverReused,
+  '010_feed_url_unique': feedUrlUnique,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<MigrationResult[]> {

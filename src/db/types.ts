@@ -139,6 +139,12 @@ export interface RssFeedTable {
   id: Generated<number>;
   publication_id: number;
   url: string;
+  /**
+   * The URL as compared for duplicates (feeds/urls.ts normalizeFeedUrl), unique per publication. Null only for a feed
+   * that duplicated an older one of its publication when migration 010 came (kept, deactivated): its runs fail while
+   * the older feed exists, and the first run after that one is gone takes the URL over.
+   */
+  normalized_url: ColumnType<string | null, string | null | undefined, string | null>;
   title: string;
   description: string | null;
   cover: string | null;
@@ -298,3 +304,4 @@ export type NewArticle = Insertable<ArticleTable>;
 export type ArticleChanges = Updateable<ArticleTable>;
 
 export type RssFeedRow = Selectable<RssFeedTable>;
+export type NewRssFeed = Insertable<RssFeedTable>;

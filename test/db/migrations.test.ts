@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/db/connection.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/app.js';
 
-const ALL_MIGRATIONS = ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads', '006_feed_entry_keys', '007_lead_fixes', '008_search_unaccent', '009_ids_never_reused'];
+const ALL_MIGRATIONS = ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads', '006_feed_entry_keys', '007_lead_fixes', '008_search_unaccent', '009_ids_never_reused', '010_feed_url_unique'];
 
 const TABLES = ['accounts', 'users', 'api_keys', 'publications', 'categories', 'issues', 'articles', 'article_categories', 'article_counts', 'roles', 'audit_log', 'sign_in_failures', 'rss_feeds', 'rss_feed_categories', 'feed_entries', 'lead_templates', 'lead_jobs', 'company_profiles', 'idempotency_keys', 'lead_usage'];
 
@@ -65,6 +65,78 @@ for (const dialect of DIALECTS) {
         await other.close();
         await neighbour.drop();
       }
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`010_feed_url_unique on feeds added twice before it (${dialect})`, () => {
+    let database: TestDatabase;
+    let storage: Storage;
+    let db: Kysely<any>;
+    const ids: Record<string, number> = {};
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      storage = openStorage(database.url);
+      db = storage.db as Kysely<any>;
+      await migrateUpTo(db, storage.dialect, '009_ids_never_reused');
+      const at = '2026-01-15T10:00:00.000Z';
+      const stamps = { created_at: at, updated_at: at };
+      const id = async (table: string, values: Record<string, unknown>) => (await db.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow()).id as number;
+      const accountId = await id('accounts', { name: 'Before', plan: 'pro', ...stamps });
+      ids.pub = await id('publications', { account_id: accountId, app_id: 'before-010', name: 'Before', ...stamps });
+      ids.otherPub = await id('publications', { account_id: accountId, app_id: 'before-010-b', name: 'Other', ...stamps });
+      const feed = (publication: number, url: string, values: Record<string, unknown> = {}) =>
+        id('rss_feeds', { publication_id: publication, url, title: url, next_sync_at: at, ...values, ...stamps });
+      // One feed written three ways in one publication, the oldest first; https and another publication apart.
+      ids.oldest = await feed(ids.pub, 'http://blog.example.com/feed#top');
+      ids.same = await feed(ids.pub, 'http://blog.example.com/feed', { job_status: 'completed', queued_at: at });
+      ids.again = await feed(ids.pub, 'http://blog.example.com/feed');
+      ids.https = await feed(ids.pub, 'https://blog.example.com/feed');
+      ids.elsewhere = await feed(ids.otherPub, 'http://blog.example.com/feed');
+      for (const feedId of [ids.oldest, ids.same]) {
+        const article = await id('articles', { publication_id: ids.pub, title: `From ${feedId}`, rss_feed_id: feedId, source: 'rss', ...stamps });
+        await id('feed_entries', { feed_id: feedId, entry_key: 'guid:1', article_id: article, content_hash: 'h', synced_at: at });
+      }
+      const applied = await migrateToLatest(db, storage.dialect);
+      assert.deepEqual(applied.map((result) => [result.migrationName, result.status]), [['010_feed_url_unique', 'Success']]);
+    });
+    after(async () => {
+      await storage.close();
+      await database.drop();
+    });
+
+    it('gives the oldest the normalized URL and deactivates the later duplicates with the reason, keeping them and their articles', async () => {
+      const rows = await db.selectFrom('rss_feeds').select(['id', 'url', 'normalized_url', 'active', 'job_status', 'queued_at', 'last_error']).orderBy('id').execute();
+      const byId = new Map(rows.map((row) => [row.id as number, row]));
+      assert.equal(rows.length, 5, 'no feed is deleted');
+      const url = 'http://blog.example.com/feed';
+      assert.deepEqual(byId.get(ids.oldest), { id: ids.oldest, url: 'http://blog.example.com/feed#top', normalized_url: url, active: 1, job_status: 'pending', queued_at: null, last_error: null });
+      for (const duplicate of [ids.same, ids.again]) {
+        const row = byId.get(duplicate)!;
+        assert.equal(row.normalized_url, null);
+        assert.equal(row.url, url, 'the URL stays as it was');
+        assert.equal(row.active, 0);
+        assert.equal(row.job_status, 'failed');
+        assert.equal(row.queued_at, null);
+        assert.match(row.last_error, new RegExp(`^the same feed as RSS feed ${ids.oldest} of this publication \\(http://blog\\.example\\.com/feed\\); deactivated`));
+      }
+      assert.equal(byId.get(ids.https)!.normalized_url, 'https://blog.example.com/feed');
+      assert.equal(byId.get(ids.https)!.active, 1);
+      assert.equal(byId.get(ids.elsewhere)!.normalized_url, url);
+      assert.equal(byId.get(ids.elsewhere)!.active, 1);
+      assert.equal(Number((await db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n), 2);
+      assert.deepEqual((await db.selectFrom('feed_entries').select('feed_id').orderBy('feed_id').execute()).map((row) => row.feed_id), [ids.oldest, ids.same]);
+    });
+
+    it('refuses from then on a feed whose normalized URL a feed of its publication holds', async () => {
+      const at = new Date().toISOString();
+      const values = (publication: number, normalized: string | null) => ({ publication_id: publication, url: 'http://blog.example.com/feed', normalized_url: normalized, title: 'New', created_at: at, updated_at: at });
+      await assert.rejects(db.insertInto('rss_feeds').values(values(ids.pub, 'http://blog.example.com/feed')).execute(), /unique|duplicate/i);
+      await assert.rejects(db.insertInto('rss_feeds').values(values(ids.otherPub, 'http://blog.example.com/feed')).execute(), /unique|duplicate/i);
+      const third = await db.insertInto('rss_feeds').values(values(ids.otherPub, 'http://blog.example.com/other')).returning('id').executeTakeFirstOrThrow();
+      assert.ok(third.id > ids.elsewhere);
     });
   });
 }

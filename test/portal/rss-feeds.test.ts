@@ -80,8 +80,10 @@ for (const dialect of DIALECTS) {
       assert.match(feed.created_at, TIMESTAMP);
       assert.match(feed.updated_at, TIMESTAMP);
       assert.deepEqual(feed.category_ids, []);
-      // A given title wins over the feed's.
-      const named = await api.post(feeds(), { url: `${server.base}${path}`, title: 'Mine' });
+      // A given title wins over the feed's (another URL: a publication takes one URL once).
+      const namedPath = nextPath();
+      server.routes.set(namedPath, serveFeed(() => rss([], { title: 'Own Title' })));
+      const named = await api.post(feeds(), { url: `${server.base}${namedPath}`, title: 'Mine' });
       assert.equal(named.body.title, 'Mine');
       // The fetcher identifies itself.
       assert.match(String(server.requests.at(-1)!.headers['user-agent']), /Masthead/);
@@ -541,6 +543,148 @@ for (const dialect of DIALECTS) {
       const [article] = await articlesOf(feed.id);
       const text = `${article!.title} ${article!.html} ${article!.info}`;
       assert.doesNotMatch(text, /<script|onclick|onerror|javascript:|<iframe/i);
+    });
+
+    /** A feed row written straight to the database, as an older Masthead (or a migration) left it. */
+    const storeFeed = async (values: { url: string; normalized_url: string | null; title: string; active?: number }) => {
+      const at = new Date().toISOString();
+      const flags = { import_source: 0, import_author: 0, auto_publish: 0, show_related_articles: 0 };
+      return t.storage.db
+        .insertInto('rss_feeds')
+        .values({ publication_id: publicationId, active: 1, job_status: 'pending', ...flags, ...values, created_at: at, updated_at: at })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    };
+
+    /** The feeds of this test's publication whose URL is `url`. */
+    const feedsAt = async (url: string, publication = publicationId) =>
+      t.storage.db.selectFrom('rss_feeds').select(['id', 'url', 'normalized_url']).where('publication_id', '=', publication).where('url', '=', url).execute();
+
+    it('refuses a URL the publication has a feed of already, however it is written, with 409; another publication may take it', async () => {
+      const { feed, path } = await createFeed([{ guid: 'once', title: 'Imported once' }]);
+      const url = `${server.base}${path}`;
+      const requestsBefore = server.requests.length;
+      const exact = expectError(await api.post(feeds(), { url }), 409, 'conflict');
+      assert.equal(exact.message, `RSS feed ${feed.id} of this publication already imports ${url}`);
+      assert.deepEqual(exact.details, [{ path: '/url', message: exact.message }]);
+      // Scheme and host in capitals, a fragment, surrounding spaces: the same feed.
+      const written = `  HTTP://127.0.0.1:${server.port}${path}#comments `;
+      const otherwise = expectError(await api.post(feeds(), { url: written, title: 'Again' }), 409, 'conflict');
+      assert.match(otherwise.message, new RegExp(`RSS feed ${feed.id} of this publication already imports`));
+      assert.equal(server.requests.length, requestsBefore, 'a URL the publication has is refused before anything is fetched');
+      assert.deepEqual(await feedsAt(url), [{ id: feed.id, url, normalized_url: url }]);
+      // The example of the issue, against a feed stored as the normalized form: refused without a fetch either.
+      const stored = await storeFeed({ url: 'http://blog.example.com/feed', normalized_url: 'http://blog.example.com/feed', title: 'Blog' });
+      const issue = expectError(await api.post(feeds(), { url: 'HTTP://Blog.Example.com:80/feed#x' }), 409, 'conflict');
+      assert.equal(issue.message, `RSS feed ${stored.id} of this publication already imports http://blog.example.com/feed`);
+      await t.storage.db.deleteFrom('rss_feeds').where('id', '=', stored.id).execute();
+
+      // Another publication (of the same owner) may take the same URL.
+      const other = await createPublication(t.storage, owner.accountId);
+      const there = await api.post(feeds(undefined, other.app_id), { url: written });
+      assert.equal(there.status, 201, there.raw);
+      assert.equal(there.body.url, url, 'stored normalized');
+      assert.equal((await feedsAt(url, other.id)).length, 1);
+      // Synchronizing the first imports its entry once.
+      assert.equal((await sync(feed.id)).imported, 1);
+      assert.equal((await sync(feed.id)).imported, 0);
+      assert.equal((await articlesOf(feed.id)).length, 1);
+    });
+
+    it('takes no URL in an update, so an update cannot make a feed the duplicate of another', async () => {
+      const first = await createFeed([]);
+      const second = await createFeed([]);
+      const updated = await api.put(feeds(second.feed.id), { url: first.feed.url, title: 'Renamed' });
+      assert.equal(updated.status, 200, updated.raw);
+      assert.equal(updated.body.title, 'Renamed');
+      assert.equal(updated.body.url, second.feed.url, 'the update body has no url: it is ignored');
+      assert.equal((await feedsAt(first.feed.url)).length, 1);
+    });
+
+    it('of several creates of one URL at the same moment, exactly one succeeds and the others are 409', async () => {
+      const path = nextPath('race');
+      const waiting: (() => void)[] = [];
+      const callers = 5;
+      // Every create is held at its fetch until all of them have asked (each one has passed the check by then).
+      server.routes.set(path, (_request, response) => {
+        waiting.push(() => response.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rss([])));
+        if (waiting.length === callers) for (const answer of waiting.splice(0)) answer();
+      });
+      const url = `${server.base}${path}`;
+      const answers = await Promise.all(Array.from({ length: callers }, () => api.post(feeds(), { url })));
+      assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 409, 409, 409, 409], answers.map((answer) => answer.raw).join('\n'));
+      const winner = answers.find((answer) => answer.status === 201)!.body;
+      for (const answer of answers.filter((one) => one.status === 409)) {
+        assert.match(expectError(answer, 409, 'conflict').message, new RegExp(`RSS feed ${winner.id} of this publication already imports`));
+      }
+      assert.deepEqual((await feedsAt(url)).map((row) => row.id), [winner.id]);
+    });
+
+    it('refuses a page, or a permanent redirect, that leads to a feed the publication has, with 409', async () => {
+      const { feed, path } = await createFeed([]);
+      const url = `${server.base}${path}`;
+      const page = nextPath('page').replace('.xml', '/');
+      server.routes.set(page, (_request, response) => {
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<!doctype html><html><head><link rel="alternate" type="application/rss+xml" href="HTTP://127.0.0.1:${server.port}${path}#top"></head><body>Blog</body></html>`);
+      });
+      const viaPage = expectError(await api.post(feeds(), { url: `${server.base}${page}` }), 409, 'conflict');
+      assert.equal(viaPage.message, `${server.base}${page} leads to the feed ${url}, which RSS feed ${feed.id} of this publication already imports`);
+      const moved = nextPath('moved');
+      server.routes.set(moved, redirect(301, url));
+      const viaRedirect = expectError(await api.post(feeds(), { url: `${server.base}${moved}` }), 409, 'conflict');
+      assert.match(viaRedirect.message, new RegExp(`leads to the feed ${url}, which RSS feed ${feed.id} `));
+      // A temporary redirect stores the URL asked for, which is another feed.
+      const temporary = nextPath('temporary');
+      server.routes.set(temporary, redirect(302, url));
+      assert.equal((await api.post(feeds(), { url: `${server.base}${temporary}` })).status, 201);
+      assert.equal((await feedsAt(url)).length, 1);
+    });
+
+    it('fails, importing nothing, a feed that moves permanently to the URL of another feed of its publication', async () => {
+      const { feed: kept, path: keptPath } = await createFeed([{ guid: 'k1', title: 'Kept one' }]);
+      const { feed: moving, path: movingPath } = await createFeed([{ guid: 'k1', title: 'Kept one' }]);
+      assert.equal((await sync(kept.id)).imported, 1);
+      server.routes.set(movingPath, redirect(301, keptPath));
+      const run = await api.post(`${feeds(moving.id)}/synchronize`);
+      assert.equal(run.status, 200, run.raw);
+      assert.equal(run.body.job_status, 'failed');
+      assert.equal(run.body.imported, 0);
+      const reason = `the feed moved permanently to ${kept.url}, which RSS feed ${kept.id} of this publication already imports; nothing was imported, so that its posts are not imported twice (delete one of the two feeds)`;
+      assert.deepEqual(run.body.errors, [reason]);
+      const after = (await api.get(feeds(moving.id))).body;
+      assert.equal(after.job_status, 'failed');
+      assert.equal(after.last_error, reason);
+      assert.equal(after.url, moving.url, 'the URL is not taken over');
+      assert.equal((await articlesOf(moving.id)).length, 0);
+      assert.equal((await articlesOf(kept.id)).length, 1);
+      // Once the other feed is gone, the move is taken.
+      assert.equal((await api.delete(feeds(kept.id))).status, 204);
+      assert.equal((await sync(moving.id)).imported, 1);
+      assert.deepEqual(await feedsAt(kept.url), [{ id: moving.id, url: kept.url, normalized_url: kept.url }]);
+    });
+
+    it('fails, importing nothing, a duplicate kept from before migration 010 (no normalized URL) while the older feed exists', async () => {
+      const { feed: older } = await createFeed([{ guid: 'd1', title: 'Once' }]);
+      assert.equal((await sync(older.id)).imported, 1);
+      // As migration 010 leaves a later duplicate: no normalized_url, deactivated.
+      const duplicate = await storeFeed({ url: older.url, normalized_url: null, title: 'Duplicate', active: 0 });
+      const run = await api.post(`${feeds(duplicate.id)}/synchronize`);
+      assert.equal(run.body.job_status, 'failed', run.raw);
+      assert.deepEqual(run.body.errors, [
+        `RSS feed ${older.id} of this publication already imports ${older.url}; nothing was imported, so that its posts are not imported twice (delete one of the two feeds)`,
+      ]);
+      assert.equal((await articlesOf(duplicate.id)).length, 0);
+      // Switched back on by hand, it still imports nothing.
+      assert.equal((await api.put(feeds(duplicate.id), { active: true })).status, 200);
+      assert.equal((await api.post(`${feeds(duplicate.id)}/synchronize`)).body.job_status, 'failed');
+      assert.equal((await articlesOf(duplicate.id)).length, 0);
+      assert.match((await api.get(feeds(duplicate.id))).body.last_error, /already imports/);
+      // Without the older feed it takes the URL over.
+      assert.equal((await api.delete(feeds(older.id))).status, 204);
+      assert.equal((await sync(duplicate.id)).imported, 1);
+      assert.deepEqual(await feedsAt(older.url), [{ id: duplicate.id, url: older.url, normalized_url: older.url }]);
     });
 
     it('applies the role table: viewers read, authors cannot create or synchronize; other accounts see 404', async () => {

@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Dialect } from '../../db/connection.js';
-import type { Database, RssFeedRow } from '../../db/types.js';
+import type { Database, NewRssFeed, RssFeedRow } from '../../db/types.js';
 
 export async function findFeed(db: Kysely<Database>, publicationId: number, id: number): Promise<RssFeedRow | undefined> {
   return db.selectFrom('rss_feeds').selectAll().where('id', '=', id).where('publication_id', '=', publicationId).executeTakeFirst();
@@ -8,6 +8,36 @@ export async function findFeed(db: Kysely<Database>, publicationId: number, id: 
 
 export async function listFeeds(db: Kysely<Database>, publicationId: number): Promise<RssFeedRow[]> {
   return db.selectFrom('rss_feeds').selectAll().where('publication_id', '=', publicationId).orderBy('id').execute();
+}
+
+/** The feed of the publication that holds `normalizedUrl` (other than `exceptId`), if any. */
+export async function feedHoldingUrl(db: Kysely<Database>, publicationId: number, normalizedUrl: string, exceptId?: number): Promise<{ id: number } | undefined> {
+  return db
+    .selectFrom('rss_feeds')
+    .select('id')
+    .where('publication_id', '=', publicationId)
+    .where('normalized_url', '=', normalizedUrl)
+    .$if(exceptId !== undefined, (query) => query.where('id', '!=', exceptId!))
+    .executeTakeFirst();
+}
+
+/**
+ * Inserts a feed; undefined when its publication holds its normalized URL already (the unique index decides, so that
+ * of two creates of one URL at the same moment exactly one gets a row).
+ */
+export async function insertFeed(db: Kysely<Database>, values: NewRssFeed): Promise<RssFeedRow | undefined> {
+  return db
+    .insertInto('rss_feeds')
+    .values(values)
+    .onConflict((conflict) => conflict.columns(['publication_id', 'normalized_url']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Whether a write failed on a unique index (SQLite or PostgreSQL). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
 
 /** Category ids of each feed, in id order. */

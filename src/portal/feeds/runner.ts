@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, RssFeedRow } from '../../db/types.js';
 import { nowIso } from '../../time.js';
-import { feedCategoryIds } from './queries.js';
+import { feedCategoryIds, feedHoldingUrl, isUniqueViolation } from './queries.js';
 import {
   contentIntervalMinutes,
   DEACTIVATE_AFTER_FAILURES,
@@ -16,9 +16,22 @@ import {
 } from './schedule.js';
 import type { SyncResultView } from './schemas.js';
 import { cleanEntriesForImport, FeedReadError, type FeedSource, fetchFeed, importEntries } from './sync.js';
+import { normalizeFeedUrl } from './urls.js';
 
 /** The run's lease was taken over (it outlived the stale limit): its writes are rolled back. */
 class LeaseLost extends Error {}
+
+/** Another feed of the publication holds the URL this feed is (or moved) at: nothing is imported. */
+class HeldUrl extends Error {
+  constructor(feed: RssFeedRow, url: string, holderId: number | undefined) {
+    const holder = holderId === undefined ? 'another RSS feed of this publication' : `RSS feed ${holderId} of this publication`;
+    const moved = normalizeFeedUrl(feed.url) !== url;
+    super(
+      (moved ? `the feed moved permanently to ${url}, which ${holder} already imports` : `${holder} already imports ${url}`) +
+        '; nothing was imported, so that its posts are not imported twice (delete one of the two feeds)',
+    );
+  }
+}
 
 export function emptyResult(jobId: string, status: SyncResultView['job_status']): SyncResultView {
   return { job_id: jobId, job_status: status, imported: 0, updated: 0, skipped: 0, unchanged: 0, failed: 0, not_modified: false, articles: [], errors: [] };
@@ -50,25 +63,38 @@ export class FeedRunner {
         ? contentIntervalMinutes(fetched.feed.entries, fetched.feed.ttlMinutes, now, this.settings)
         : (feed.sync_interval_minutes ?? this.settings.intervalMinutes);
       const nextSync = nextSyncAfterSuccess(now, contentMinutes, freshnessMinutes(headers, now));
+      // The URL the permanent redirects led to: another feed of the publication may hold it (both moved to one URL,
+      // or this one is a duplicate kept from before 010), and then this one imports nothing rather than everything twice.
+      const url = normalizeFeedUrl(fetched.permanentUrl);
       await this.db.transaction().execute(async (trx) => {
-        const finished = await trx
-          .updateTable('rss_feeds')
-          .set({
-            url: fetched.permanentUrl,
-            etag: fetched.feed ? (headers.etag ?? null) : feed.etag,
-            last_modified: fetched.feed ? (headers['last-modified'] ?? null) : feed.last_modified,
-            imported_at: nowIso(),
-            job_status: 'completed',
-            last_error: null,
-            consecutive_failures: 0,
-            sync_interval_minutes: contentMinutes,
-            next_sync_at: nextSync.toISOString(),
-            retry_not_before: null,
-          })
-          .where('id', '=', feed.id)
-          .where('job_id', '=', jobId)
-          .where('job_status', '=', 'running')
-          .executeTakeFirst();
+        const holder = await feedHoldingUrl(trx, feed.publication_id, url, feed.id);
+        if (holder) throw new HeldUrl(feed, url, holder.id);
+        let finished;
+        try {
+          finished = await trx
+            .updateTable('rss_feeds')
+            .set({
+              url,
+              normalized_url: url,
+              etag: fetched.feed ? (headers.etag ?? null) : feed.etag,
+              last_modified: fetched.feed ? (headers['last-modified'] ?? null) : feed.last_modified,
+              imported_at: nowIso(),
+              job_status: 'completed',
+              last_error: null,
+              consecutive_failures: 0,
+              sync_interval_minutes: contentMinutes,
+              next_sync_at: nextSync.toISOString(),
+              retry_not_before: null,
+            })
+            .where('id', '=', feed.id)
+            .where('job_id', '=', jobId)
+            .where('job_status', '=', 'running')
+            .executeTakeFirst();
+        } catch (error) {
+          // Two feeds moving to one URL at the same moment: the unique index stops the later.
+          if (isUniqueViolation(error)) throw new HeldUrl(feed, url, undefined);
+          throw error;
+        }
         if (Number(finished.numUpdatedRows) === 0) throw new LeaseLost();
         if (fetched.feed) Object.assign(result, await importEntries(trx, feed, categoryIds, fetched.feed.entries));
         else result.not_modified = true;
@@ -79,7 +105,10 @@ export class FeedRunner {
         result.errors = ['the run took too long and was taken over by another; nothing was imported by this one'];
         return result;
       }
-      const message = error instanceof FeedReadError ? error.message : `the import failed: ${error instanceof Error ? error.message : String(error)}`;
+      const message =
+        error instanceof FeedReadError || error instanceof HeldUrl
+          ? error.message
+          : `the import failed: ${error instanceof Error ? error.message : String(error)}`;
       result.errors = [message];
       await this.recordFailure(feed, jobId, message, now, error instanceof FeedReadError ? error.retryAfterSeconds : undefined);
     }

@@ -7,7 +7,10 @@ export const RssFeed = Type.Object(
   {
     id: Type.Integer(),
     publication_id: Type.Integer(),
-    url: Type.String({ description: 'external blog URL articles are imported from' }),
+    url: Type.String({
+      description:
+        'external blog URL articles are imported from: the feed itself (a page given on create is replaced by the feed it leads to), normalized (scheme and host lower-cased, default port and fragment dropped)',
+    }),
     title: Type.String(),
     description: Nullable(Type.String()),
     cover: Nullable(Type.String({ description: 'cover URL' })),
@@ -49,7 +52,12 @@ const feedSettings = {
 };
 
 export const RssFeedCreateBody = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: MAX_FEED_URL_LENGTH, description: 'http or https URL of the feed' }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: MAX_FEED_URL_LENGTH,
+    description:
+      'http or https URL of the feed, or of a page naming it. A publication takes a feed once: a URL one of its feeds has (compared normalized), or a page or a permanent redirect leading to one, is a 409 conflict',
+  }),
   ...feedSettings,
 });
 export type RssFeedCreateInput = Static<typeof RssFeedCreateBody>;

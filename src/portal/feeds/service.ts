@@ -6,10 +6,11 @@ import { AppError, conflict, invalidField, notFound } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
 import { idsInPublication } from '../publications/queries.js';
-import { claimFeedRun, feedCategoryIds, findFeed, listFeeds, queueFeedRun, setFeedCategories, STALE_RUN_MS } from './queries.js';
+import { claimFeedRun, feedCategoryIds, feedHoldingUrl, findFeed, insertFeed, listFeeds, queueFeedRun, setFeedCategories, STALE_RUN_MS } from './queries.js';
 import { emptyResult, type FeedRunner } from './runner.js';
 import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
 import { FeedReadError, type FeedSource, locateFeed } from './sync.js';
+import { normalizeFeedUrl } from './urls.js';
 
 export class FeedService {
   constructor(
@@ -31,13 +32,19 @@ export class FeedService {
     return this.presentOne(await this.find(publication, id));
   }
 
-  /** Fetches and parses the feed once: a URL that is not a readable feed is refused; its own title and the like are the defaults. */
+  /**
+   * Fetches and parses the feed once: a URL that is not a readable feed is refused; its own title and the like are the
+   * defaults. A publication takes a feed once (its URL compared normalized, urls.ts): a URL it holds already, or a
+   * page or a permanent redirect leading to one, is a conflict.
+   */
   async create(principal: Principal, appId: string, input: RssFeedCreateInput): Promise<RssFeedView> {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
     const url = feedUrl(input.url);
     const categoryIds = input.category_ids ?? [];
     await this.checkCategories(publication, categoryIds);
     const cover = input.cover === undefined ? undefined : coverUrl(input.cover);
+    // Known already: refused before anything is fetched (as Miniflux does).
+    await this.refuseHeldUrl(publication, url);
     let fetched;
     try {
       // An HTML page leads to its feed: the one its <link rel="alternate"> names, else one at a usual path.
@@ -47,37 +54,43 @@ export class FeedService {
       throw error;
     }
     const feed = fetched.feed!;
+    // The URL stored is the one the page or the permanent redirects led to: compared again.
+    const storedUrl = normalizeFeedUrl(fetched.permanentUrl);
+    if (storedUrl !== url) await this.refuseHeldUrl(publication, storedUrl, url);
     const now = nowIso();
     const row = await this.db.transaction().execute(async (trx) => {
-      const inserted = await trx
-        .insertInto('rss_feeds')
-        .values({
-          publication_id: publication.id,
-          url: fetched.permanentUrl,
-          title: input.title?.trim() || feed.title || new URL(fetched.permanentUrl).hostname,
-          description: input.description !== undefined ? input.description : feed.description || null,
-          cover: cover !== undefined ? cover : (feed.image ?? null),
-          active: input.active === false ? 0 : 1,
-          job_id: null,
-          job_status: 'pending',
-          last_error: null,
-          import_source: input.import_source ? 1 : 0,
-          import_author: input.import_author ? 1 : 0,
-          auto_publish: input.auto_publish ? 1 : 0,
-          show_related_articles: input.show_related_articles ? 1 : 0,
-          etag: null,
-          last_modified: null,
-          imported_at: null,
-          created_at: now,
-          updated_at: now,
-          // Imported by the scheduler's next pass.
-          next_sync_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const inserted = await insertFeed(trx, {
+        publication_id: publication.id,
+        url: storedUrl,
+        normalized_url: storedUrl,
+        title: input.title?.trim() || feed.title || new URL(storedUrl).hostname,
+        description: input.description !== undefined ? input.description : feed.description || null,
+        cover: cover !== undefined ? cover : (feed.image ?? null),
+        active: input.active === false ? 0 : 1,
+        job_id: null,
+        job_status: 'pending',
+        last_error: null,
+        import_source: input.import_source ? 1 : 0,
+        import_author: input.import_author ? 1 : 0,
+        auto_publish: input.auto_publish ? 1 : 0,
+        show_related_articles: input.show_related_articles ? 1 : 0,
+        etag: null,
+        last_modified: null,
+        imported_at: null,
+        created_at: now,
+        updated_at: now,
+        // Imported by the scheduler's next pass.
+        next_sync_at: now,
+      });
+      // Another create of the same URL got there first, while this one was fetching.
+      if (!inserted) return undefined;
       await setFeedCategories(trx, inserted.id, categoryIds);
       return inserted;
     });
+    if (!row) {
+      await this.refuseHeldUrl(publication, storedUrl, url);
+      throw heldUrlConflict(storedUrl, undefined, url);
+    }
     return this.presentOne(row);
   }
 
@@ -151,6 +164,12 @@ export class FeedService {
     return row;
   }
 
+  /** A conflict when a feed of the publication holds `normalizedUrl`; `requested` is the URL asked for, when it differs. */
+  private async refuseHeldUrl(publication: Publication, normalizedUrl: string, requested?: string): Promise<void> {
+    const holder = await feedHoldingUrl(this.db, publication.id, normalizedUrl);
+    if (holder) throw heldUrlConflict(normalizedUrl, holder.id, requested);
+  }
+
   private async checkCategories(publication: Publication, ids: number[]): Promise<void> {
     const known = await idsInPublication(this.db, 'categories', publication.id, ids);
     const unknown = ids.find((categoryId) => !known.has(categoryId));
@@ -177,7 +196,16 @@ function feedUrl(text: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidField('/url', 'must be an http or https URL');
   if (url.username || url.password) throw invalidField('/url', 'must not carry a user name or password');
-  return url.href;
+  return normalizeFeedUrl(url);
+}
+
+function heldUrlConflict(url: string, holderId: number | undefined, requested?: string): AppError {
+  const holder = holderId === undefined ? 'another RSS feed of this publication' : `RSS feed ${holderId} of this publication`;
+  const message =
+    requested === undefined || requested === url
+      ? `${holder} already imports ${url}`
+      : `${requested} leads to the feed ${url}, which ${holder} already imports`;
+  return new AppError('conflict', message, [{ path: '/url', message }]);
 }
 
 function coverUrl(cover: string | null): string | null {
