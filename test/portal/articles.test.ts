@@ -696,6 +696,68 @@ for (const dialect of DIALECTS) {
         }
       });
 
+      it('takes the fields of an article as create does: info, date and category_ids are stored and returned', async () => {
+        const travel = await createCategory(press, 'Travel');
+        const food = await createCategory(press, 'Food');
+        const response = await press.api.post(importPath(), {
+          articles: [
+            { title: 'Lisbon', info: 'Where to eat', date: '2026-12-01T10:30:00+01:00', category_ids: [food, travel] },
+            { title: 'Porto', info: null, date: null, category_ids: [] },
+            { title: 'Braga' },
+          ],
+        });
+        assert.equal(response.status, 201, response.raw);
+        const [lisbon, porto, braga] = response.body.articles as Article[];
+        assert.deepEqual(
+          [lisbon!.info, lisbon!.date, lisbon!.category_ids, lisbon!.categories],
+          ['Where to eat', '2026-12-01 09:30:00', [travel, food], ['Travel', 'Food']],
+        );
+        for (const article of [porto!, braga!]) {
+          assert.deepEqual([article.info, article.date, article.category_ids, article.categories], [null, null, [], []]);
+        }
+        for (const article of [lisbon!, porto!, braga!]) assert.deepEqual(await getArticle(press, article.id), article);
+        const inTravel = await listArticles(press, '?order_dir=asc');
+        assert.deepEqual(inTravel.articles.filter((article) => article.category_ids.includes(travel)).map((article) => article.id), [lisbon!.id]);
+      });
+
+      it('refuses an info, date or category_ids of the wrong type with a 400 naming the entry, never a 500, and stores nothing', async () => {
+        const cases: [Record<string, unknown>, number, string][] = [
+          [{ title: 'x', info: { a: 1 } }, 0, 'info'],
+          [{ title: 'x', info: 12345 }, 1, 'info'],
+          [{ title: 'x', info: ['a'] }, 2, 'info'],
+          [{ title: 'x', info: 'i'.repeat(10_001) }, 3, 'info'],
+          [{ title: 'x', date: 20261201 }, 4, 'date'],
+          [{ title: 'x', date: { y: 2026 } }, 0, 'date'],
+          [{ title: 'x', date: 'not a date' }, 1, 'date'],
+          [{ title: 'x', category_ids: 'one' }, 2, 'category_ids'],
+          [{ title: 'x', category_ids: [1, 1] }, 3, 'category_ids'],
+          [{ title: 'x', category_ids: [{ id: 1 }] }, 4, 'category_ids/0'],
+        ];
+        for (const [bad, index, field] of cases) {
+          const articles: unknown[] = entries(5);
+          articles[index] = bad;
+          const error = await refusedImport({ articles });
+          assert.ok(
+            error.details.some((detail) => detail.path === `/articles/${index}/${field}`),
+            `${JSON.stringify(bad)}: ${JSON.stringify(error.details)}`,
+          );
+        }
+      });
+
+      it('refuses the whole import when an entry names a category of another publication or no category, naming the entry', async () => {
+        const sibling = await createTenant(t, press.owner);
+        const foreign = await createCategory(sibling, 'Not yours');
+        const own = await createCategory(press, 'Ours');
+        for (const categoryId of [foreign, 2_000_000_000]) {
+          const articles: unknown[] = entries(4);
+          articles[1] = { title: 'Fine', category_ids: [own] };
+          articles[3] = { title: 'Wrong category', category_ids: [own, categoryId] };
+          const error = await refusedImport({ articles });
+          assert.deepEqual(error.details.map((detail) => detail.path), ['/articles/3/category_ids']);
+          assert.ok(error.message.startsWith('articles.3.category_ids'), error.message);
+        }
+      });
+
       it('refuses an empty list, more than 500 entries and a body without a list', async () => {
         await refusedImport({ articles: [] });
         await refusedImport({ articles: entries(501) });

@@ -160,6 +160,7 @@ function registerImportRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], arti
       schema: {
         tags,
         summary: `Create up to ${MAX_IMPORT} articles at once, all or none`,
+        description: "Each entry takes the fields of an article's creation, with the same rules (a category or issue of another publication is a 400 naming the entry).",
         params: AppIdParams,
         body: FlexPdfImport,
         response: { 201: FlexPdfImportResult, ...errorResponses(400, 401, 403, 404, 413, 415) },

@@ -77,16 +77,12 @@ export const ArticleUpdate = Type.Object({
 });
 export type ArticleUpdateInput = Static<typeof ArticleUpdate>;
 
-export const FlexPdfArticle = Type.Object({
-  title: Title,
-  html: Type.Optional(Html),
-  cover: Type.Optional(Cover),
-  issue_id: Type.Optional(IssueId),
-  unlock_type: Type.Optional(UnlockType),
-  position: Type.Optional(Position),
-  source: Type.Optional(Source),
-});
-export type FlexPdfArticleInput = Static<typeof FlexPdfArticle>;
+/**
+ * An import entry is an article: the create body's own fields (the same definitions, so the two cannot drift). A
+ * field neither declares is ignored, as everywhere; a declared one of the wrong type is a 400 naming its entry.
+ */
+export const FlexPdfArticle = Type.Object({ ...ArticleCreate.properties });
+export type FlexPdfArticleInput = ArticleCreateInput;
 
 export const FlexPdfImport = Type.Object({
   articles: Type.Array(FlexPdfArticle, { minItems: 1, maxItems: MAX_IMPORT }),

@@ -151,7 +151,7 @@ export class ArticleService {
     const { publication } = await this.publications.access(principal, appId, 'write_articles');
     await this.checkReferences(
       publication,
-      items.map((item) => ({ categoryIds: [], issueId: item.issue_id ?? null })),
+      items.map((item) => ({ categoryIds: item.category_ids ?? [], issueId: item.issue_id ?? null })),
       (index) => `/articles/${index}`,
     );
     const values = items.map((item, index) =>
@@ -164,8 +164,8 @@ export class ArticleService {
     const ids = await this.db.transaction().execute(async (trx) => {
       const created: number[] = [];
       const turn = slicer();
-      for (const value of values) {
-        created.push(await insertArticle(trx, value, []));
+      for (const [index, value] of values.entries()) {
+        created.push(await insertArticle(trx, value, items[index]!.category_ids ?? []));
         await turn();
       }
       return created;
