@@ -14,6 +14,7 @@ import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { PublicationQueries } from '../src/portal/publications/queries.js';
 import { PublicationService } from '../src/portal/publications/service.js';
+import { TemplateQueries } from '../src/leads/templates/queries.js';
 import { TemplateService } from '../src/leads/templates/service.js';
 import { CHROMIUM_PATH, openBrowser } from '../test/dashboard/browser.js';
 import { ROOT, startServer, stopServer } from './children.js';
@@ -47,7 +48,7 @@ export async function runDashboardBench(): Promise<void> {
   const email = `bench-${Date.now()}@masthead.test`;
   const { api_key: apiKey, account } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email, password: PASSWORD, name: 'Bench Media' });
   const publication = await new PublicationService(new PublicationQueries(storage.db)).create({ accountId: account.id, appId: 'bench-weekly', name: 'Bench Weekly' });
-  await new TemplateService(storage.db).create(account.id, { name: 'Intro', subject: 'A note for {{companyName}}', body: 'Hi {{firstName}},\n\n{{companyName}} caught my eye.', isDefault: true });
+  await new TemplateService(new TemplateQueries(storage.db)).create(account.id, { name: 'Intro', subject: 'A note for {{companyName}}', body: 'Hi {{firstName}},\n\n{{companyName}} caught my eye.', isDefault: true });
   await storage.close();
 
   const server = await startServer('masthead', 'bench/server.ts', { DATABASE_URL: databasePath, PORT: '0', LOG_LEVEL: 'silent', LEAD_WORKER: 'false', FEED_SCHEDULER: 'off' });

@@ -12,8 +12,11 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { serverOptions } from './http/server.js';
 import { registerValidation } from './http/validation.js';
-import { buildLeadApi } from './leads/compose.js';
+import { connectRedis } from './infra/redis.js';
+import { createLlmClient } from './leads/generation/llm.js';
+import { createSmtpMailer } from './leads/mailer.js';
 import { leadRoutes } from './leads/routes.js';
+import { wireLeadDomain } from './leads/wiring.js';
 import { createSafeFetcher } from './net/safe-fetch.js';
 import { ArticleService } from './portal/articles/service.js';
 import { AuditQueries } from './portal/audit/queries.js';
@@ -49,6 +52,7 @@ declare module 'fastify' {
 }
 
 export const FEED_USER_AGENT = 'Masthead/1.0 (feed importer; +https://github.com/masthead)';
+export const RESEARCH_USER_AGENT = 'Masthead/1.0 (company research for a sales email; +https://github.com/masthead)';
 
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
@@ -143,18 +147,39 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   const sessions = new SessionService(accountQueries, new SessionQueries(db, dialect));
   await app.register(sessionRoutes, { prefix: '/api/portal/v1', sessions, accounts });
 
-  const leadApi = buildLeadApi({ config, storage, log: app.log });
-  app.addHook('onReady', async () => leadApi.start());
-  app.addHook('onClose', () => leadApi.close());
-  await app.register(leadRoutes, { prefix: '/api/client', accounts, leads: leadApi.leads, rateLimit: leadApi.rateLimit });
+  // The lead API's infrastructure: company research's fetcher, the LLM, the mailer, the Redis of its rate limits.
+  const researchFetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: RESEARCH_USER_AGENT });
+  const llm = config.llm.baseUrl ? createLlmClient({ baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, model: config.llm.model }) : undefined;
+  const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
+  app.addHook('onClose', async () => {
+    redis?.disconnect();
+    mailer?.close();
+    await Promise.all([researchFetcher.close(), llm?.close()]);
+  });
+  const leadDomain = wireLeadDomain({
+    storage,
+    settings: config.leads,
+    companySiteUrl: config.companySiteUrl,
+    fetcher: researchFetcher,
+    llm,
+    mailer,
+    log: app.log,
+  });
+  app.addHook('onReady', async () => leadDomain.start());
+  // Registered after the infrastructure's hook, so run before it: running jobs finish with their connections open.
+  app.addHook('onClose', () => leadDomain.stop());
+  // One object for the API and the dashboard's try-it form: they spend one count per account (http/rate-limit.ts).
+  const leadRateLimit = { plans: config.leads.plans, redis, keyPrefix: config.leads.redisKeyPrefix };
+  await app.register(leadRoutes, { prefix: '/api/client', accounts, leads: leadDomain.leads, idempotency: leadDomain.idempotency, rateLimit: leadRateLimit });
 
   // The web dashboard at /: the same services, through pages with sessions and CSRF-checked forms.
   await app.register(dashboardRoutes, {
     ...portal,
     sessions,
-    leads: leadApi.leads,
-    templates: leadApi.templates,
-    leadRateLimit: leadApi.rateLimit,
+    leads: leadDomain.leads,
+    templates: leadDomain.templates,
+    leadRateLimit,
     allowSignup: config.allowSignup,
     canSendEmail: config.smtpUrl !== undefined,
   });

@@ -9,6 +9,7 @@ import { openStorage, type Storage } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { MAX_TEMPLATE_BYTES } from './leads/templates/engine.js';
+import { TemplateQueries } from './leads/templates/queries.js';
 import { TemplateService } from './leads/templates/service.js';
 import { PublicationQueries } from './portal/publications/queries.js';
 import { PublicationService } from './portal/publications/service.js';
@@ -80,7 +81,7 @@ template
     withStorage(async (storage) => {
       const body = await readTemplateFile(options.file);
       await new AccountService(new AccountQueries(storage.db)).getAccount(options.account);
-      const created = await new TemplateService(storage.db).create(options.account, { name: options.name, subject: options.subject, body, isDefault: options.default });
+      const created = await new TemplateService(new TemplateQueries(storage.db)).create(options.account, { name: options.name, subject: options.subject, body, isDefault: options.default });
       print({ template: { id: created.id, name: created.name } });
     }),
   );

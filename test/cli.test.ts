@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
 import { type Dialect, openStorage } from '../src/db/connection.js';
+import { TemplateQueries } from '../src/leads/templates/queries.js';
 import { TemplateService } from '../src/leads/templates/service.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/app.js';
 import { terminateBackends } from './helpers/db-faults.js';
@@ -165,7 +166,7 @@ for (const dialect of DIALECTS) {
         assert.equal(output.template.name, 'Intro');
         const storage = openStorage(database.url);
         try {
-          const [stored] = await new TemplateService(storage.db).list(account.id);
+          const [stored] = await new TemplateService(new TemplateQueries(storage.db)).list(account.id);
           assert.equal(stored!.id, output.template.id);
           assert.equal(stored!.subject, 'About {{companyName}}');
           assert.equal(stored!.body, 'Hello {{firstName}},\n\nI read about {{companyName}}.\n');

@@ -1,8 +1,6 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/types.js';
 import { nowIso } from '../time.js';
+import type { CompanyProfileQueries } from './queries.js';
 import type { CompanyProfile, ResearchOutcome } from './research/index.js';
-import { findCompanyProfile, saveCompanyProfile } from './queries.js';
 
 /** A research that fell back to the domain alone is retried sooner: the site may only have been down. */
 const FALLBACK_TTL_MS = 60 * 60 * 1000;
@@ -21,13 +19,13 @@ export class CompanyDirectory {
   private readonly inFlight = new Map<string, Promise<CompanyFacts>>();
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly profiles: CompanyProfileQueries,
     private readonly research: (domain: string) => Promise<ResearchOutcome>,
     private readonly ttlMs: number,
   ) {}
 
   async lookup(domain: string): Promise<CompanyFacts> {
-    const cached = await findCompanyProfile(this.db, domain, nowIso());
+    const cached = await this.profiles.find(domain, nowIso());
     if (cached) return { profile: JSON.parse(cached.profile) as CompanyProfile, fallbackReason: cached.fallback_reason };
     let pending = this.inFlight.get(domain);
     if (!pending) {
@@ -41,7 +39,7 @@ export class CompanyDirectory {
     const outcome = await this.research(domain);
     const fetchedAt = Date.now();
     const ttl = outcome.profile.source === 'site' ? this.ttlMs : Math.min(this.ttlMs, FALLBACK_TTL_MS);
-    await saveCompanyProfile(this.db, {
+    await this.profiles.save({
       domain,
       profile: JSON.stringify(outcome.profile),
       source: outcome.profile.source,

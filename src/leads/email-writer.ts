@@ -27,8 +27,4 @@ export class EmailWriter {
     const subject = template?.subject ? tidySubject(renderTemplate(template.subject, templateValues(facts))) : '';
     return { subject: subject || written.subject, body: written.body, generator: 'llm' };
   }
-
-  async close(): Promise<void> {
-    await this.llm?.close();
-  }
 }

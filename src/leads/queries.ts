@@ -34,71 +34,9 @@ export function newJob(identity: JobIdentity, changes: Partial<LeadJobRow> = {})
   };
 }
 
-export async function insertJob(db: Kysely<Database>, job: LeadJobRow): Promise<void> {
-  await db.insertInto('lead_jobs').values(job).execute();
-}
-
-/**
- * Writes a job's changes. With `leaseOwner` (a queued job run by the worker) the write only happens while that claim
- * still holds the job: once the lease ran out and another claim took the job over, a stale runner changes nothing.
- * Returns whether the row was written.
- */
-export async function updateJob(db: Kysely<Database>, id: string, changes: Partial<LeadJobRow>, leaseOwner?: string): Promise<boolean> {
-  let update = db.updateTable('lead_jobs').set(changes).where('id', '=', id);
-  if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
-  const result = await update.executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
-/**
- * Ends a job as failed and gives its lead back to the monthly quota, in one transaction: a lead counts only while its
- * job has not failed (it was counted when accepted, in the month of its created_at). Only a job that has not ended
- * is changed, and with `leaseOwner` only while that claim holds it, so a lead is given back once at most. Returns
- * whether the job was failed here.
- */
-export async function failJob(
-  db: Kysely<Database>,
-  job: Pick<LeadJobRow, 'id' | 'account_id' | 'created_at'>,
-  changes: Partial<LeadJobRow>,
-  leaseOwner?: string,
-): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    let update = trx.updateTable('lead_jobs').set({ ...changes, status: 'failed' }).where('id', '=', job.id).where('status', 'in', UNFINISHED);
-    if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
-    const result = await update.executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return false;
-    await trx
-      .updateTable('lead_usage')
-      .set({ leads: sql`leads - 1` })
-      .where('account_id', '=', job.account_id)
-      .where('month', '=', job.created_at.slice(0, 7))
-      .where('leads', '>', 0)
-      .execute();
-    return true;
-  });
-}
-
-export async function findJob(db: Kysely<Database>, accountId: number, id: string): Promise<LeadJobRow | undefined> {
-  return db.selectFrom('lead_jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-}
-
 /** The statuses a filter stands for: `processing` is every status between pending and the end. */
 export function statusesOf(filter: string): LeadJobStatus[] {
   return filter === 'processing' ? ['scraping', 'generating', 'sending'] : [filter as LeadJobStatus];
-}
-
-export async function pageOfJobs(
-  db: Kysely<Database>,
-  accountId: number,
-  options: { statuses: LeadJobStatus[] | undefined; limit: number; offset: number },
-): Promise<{ total: number; jobs: LeadJobRow[] }> {
-  let base = db.selectFrom('lead_jobs').where('account_id', '=', accountId);
-  if (options.statuses) base = base.where('status', 'in', options.statuses);
-  const [count, jobs] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('seq', 'desc').limit(options.limit).offset(options.offset).execute(),
-  ]);
-  return { total: Number(count.total), jobs };
 }
 
 /** Statuses of a job that has not ended: a queued job in one of them is the worker's to run. */
@@ -111,86 +49,153 @@ export interface QueueCandidate {
   plan: PlanName;
 }
 
-/**
- * Queued jobs free to claim: pending ones, and unfinished ones whose lease ran out (their instance stopped mid-way),
- * in submission order, but at most `perAccount[plan]` of each account. One account's backlog thus cannot fill a
- * claim and hold other accounts' jobs back behind it. Reads only; claimJobs takes them.
- */
-export async function queueCandidates(
-  db: Kysely<Database>,
-  now: string,
-  perAccount: Record<PlanName, number>,
-  limit: number,
-): Promise<QueueCandidate[]> {
-  const { rows } = await sql<QueueCandidate>`
-    select id, account_id, plan from (
-      select j.id, j.account_id, j.seq, a.plan,
-        row_number() over (partition by j.account_id order by j.seq) as place
-      from lead_jobs j join accounts a on a.id = j.account_id
-      where j.run_async = 1
-        and j.status in (${sql.join(UNFINISHED)})
-        and (j.lease_until is null or j.lease_until < ${now})
-    ) queued
-    where place <= case plan
-      when 'pro' then cast(${perAccount.pro} as integer)
-      when 'business' then cast(${perAccount.business} as integer)
-      else cast(${perAccount.free} as integer) end
-    order by seq
-    limit ${limit}`.execute(db);
-  return rows.map((row) => ({ ...row, account_id: Number(row.account_id) }));
-}
+/** The lead pipeline's jobs and the monthly count of leads (the queue, claimed by the worker, included). */
+export class LeadQueries {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
-/**
- * Leases the given queued jobs to one claim (`owner`, a fresh token) until `leaseUntil`, and returns those it got:
- * a job another instance claimed in the meantime is left out. The status stays as it is (the run sets `scraping`
- * when research starts). On PostgreSQL, `FOR UPDATE SKIP LOCKED` lets several instances claim at once without taking
- * the same job; SQLite has one writer, so the single UPDATE is enough there.
- */
-export async function claimJobs(db: Kysely<Database>, dialect: Dialect, ids: string[], owner: string, now: string, leaseUntil: string): Promise<LeadJobRow[]> {
-  if (ids.length === 0) return [];
-  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const { rows } = await sql<LeadJobRow & { seq?: number }>`
-    update lead_jobs
-    set lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
-    where id in (
-      select id from lead_jobs
-      where id in (${sql.join(ids)})
-        and run_async = 1
-        and status in (${sql.join(UNFINISHED)})
-        and (lease_until is null or lease_until < ${now})
-      ${lock}
-    )
-    returning *`.execute(db);
-  return rows.map(({ seq: _seq, ...job }) => job);
-}
+  async insertJob(job: LeadJobRow): Promise<void> {
+    await this.db.insertInto('lead_jobs').values(job).execute();
+  }
 
-/** Extends the leases of the claims this instance holds (`owners`), for the jobs that have not ended yet. */
-export async function renewLeases(db: Kysely<Database>, owners: string[], leaseUntil: string): Promise<void> {
-  if (owners.length === 0) return;
-  await db
-    .updateTable('lead_jobs')
-    .set({ lease_until: leaseUntil })
-    .where('lease_owner', 'in', owners)
-    .where('status', 'in', UNFINISHED)
-    .execute();
-}
+  /**
+   * Counts the job's lead against the month's quota and inserts the job, in one transaction, unless the quota is used
+   * up: returns false then, and neither counts nor inserts anything. A lead is thus counted exactly when its job
+   * exists, and concurrent requests cannot pass the quota together (see countLeadWithinQuota).
+   */
+  async insertJobWithinQuota(job: LeadJobRow, quota: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await countLeadWithinQuota(trx, job.account_id, job.created_at.slice(0, 7), quota))) return false;
+      await trx.insertInto('lead_jobs').values(job).execute();
+      return true;
+    });
+  }
 
-export async function findCompanyProfile(db: Kysely<Database>, domain: string, now: string): Promise<CompanyProfileTable | undefined> {
-  return db.selectFrom('company_profiles').selectAll().where('domain', '=', domain).where('expires_at', '>', now).executeTakeFirst();
-}
+  /**
+   * Writes a job's changes. With `leaseOwner` (a queued job run by the worker) the write only happens while that claim
+   * still holds the job: once the lease ran out and another claim took the job over, a stale runner changes nothing.
+   * Returns whether the row was written.
+   */
+  async updateJob(id: string, changes: Partial<LeadJobRow>, leaseOwner?: string): Promise<boolean> {
+    let update = this.db.updateTable('lead_jobs').set(changes).where('id', '=', id);
+    if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
+    const result = await update.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
 
-export async function saveCompanyProfile(db: Kysely<Database>, row: CompanyProfileTable): Promise<void> {
-  const { domain, ...rest } = row;
-  await db
-    .insertInto('company_profiles')
-    .values(row)
-    .onConflict((oc) => oc.column('domain').doUpdateSet(rest))
-    .execute();
-}
+  /**
+   * Ends a job as failed and gives its lead back to the monthly quota, in one transaction: a lead counts only while its
+   * job has not failed (it was counted when accepted, in the month of its created_at). Only a job that has not ended
+   * is changed, and with `leaseOwner` only while that claim holds it, so a lead is given back once at most. Returns
+   * whether the job was failed here.
+   */
+  async failJob(job: Pick<LeadJobRow, 'id' | 'account_id' | 'created_at'>, changes: Partial<LeadJobRow>, leaseOwner?: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      let update = trx.updateTable('lead_jobs').set({ ...changes, status: 'failed' }).where('id', '=', job.id).where('status', 'in', UNFINISHED);
+      if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
+      const result = await update.executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await trx
+        .updateTable('lead_usage')
+        .set({ leads: sql`leads - 1` })
+        .where('account_id', '=', job.account_id)
+        .where('month', '=', job.created_at.slice(0, 7))
+        .where('leads', '>', 0)
+        .execute();
+      return true;
+    });
+  }
 
-export async function monthlyUsage(db: Kysely<Database>, accountId: number, month: string): Promise<number> {
-  const row = await db.selectFrom('lead_usage').select('leads').where('account_id', '=', accountId).where('month', '=', month).executeTakeFirst();
-  return row?.leads ?? 0;
+  async findJob(accountId: number, id: string): Promise<LeadJobRow | undefined> {
+    return this.db.selectFrom('lead_jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  }
+
+  async pageOfJobs(accountId: number, options: { statuses: LeadJobStatus[] | undefined; limit: number; offset: number }): Promise<{ total: number; jobs: LeadJobRow[] }> {
+    let base = this.db.selectFrom('lead_jobs').where('account_id', '=', accountId);
+    if (options.statuses) base = base.where('status', 'in', options.statuses);
+    const [count, jobs] = await Promise.all([
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      base.selectAll().orderBy('seq', 'desc').limit(options.limit).offset(options.offset).execute(),
+    ]);
+    return { total: Number(count.total), jobs };
+  }
+
+  /**
+   * Queued jobs free to claim: pending ones, and unfinished ones whose lease ran out (their instance stopped mid-way),
+   * in submission order, but at most `perAccount[plan]` of each account. One account's backlog thus cannot fill a
+   * claim and hold other accounts' jobs back behind it. Reads only; claimJobs takes them.
+   */
+  async queueCandidates(now: string, perAccount: Record<PlanName, number>, limit: number): Promise<QueueCandidate[]> {
+    const { rows } = await sql<QueueCandidate>`
+      select id, account_id, plan from (
+        select j.id, j.account_id, j.seq, a.plan,
+          row_number() over (partition by j.account_id order by j.seq) as place
+        from lead_jobs j join accounts a on a.id = j.account_id
+        where j.run_async = 1
+          and j.status in (${sql.join(UNFINISHED)})
+          and (j.lease_until is null or j.lease_until < ${now})
+      ) queued
+      where place <= case plan
+        when 'pro' then cast(${perAccount.pro} as integer)
+        when 'business' then cast(${perAccount.business} as integer)
+        else cast(${perAccount.free} as integer) end
+      order by seq
+      limit ${limit}`.execute(this.db);
+    return rows.map((row) => ({ ...row, account_id: Number(row.account_id) }));
+  }
+
+  /**
+   * Leases the given queued jobs to one claim (`owner`, a fresh token) until `leaseUntil`, and returns those it got:
+   * a job another instance claimed in the meantime is left out. The status stays as it is (the run sets `scraping`
+   * when research starts). On PostgreSQL, `FOR UPDATE SKIP LOCKED` lets several instances claim at once without taking
+   * the same job; SQLite has one writer, so the single UPDATE is enough there.
+   */
+  async claimJobs(ids: string[], owner: string, now: string, leaseUntil: string): Promise<LeadJobRow[]> {
+    if (ids.length === 0) return [];
+    const lock = this.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+    const { rows } = await sql<LeadJobRow & { seq?: number }>`
+      update lead_jobs
+      set lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
+      where id in (
+        select id from lead_jobs
+        where id in (${sql.join(ids)})
+          and run_async = 1
+          and status in (${sql.join(UNFINISHED)})
+          and (lease_until is null or lease_until < ${now})
+        ${lock}
+      )
+      returning *`.execute(this.db);
+    return rows.map(({ seq: _seq, ...job }) => job);
+  }
+
+  /** Extends the leases of the claims this instance holds (`owners`), for the jobs that have not ended yet. */
+  async renewLeases(owners: string[], leaseUntil: string): Promise<void> {
+    if (owners.length === 0) return;
+    await this.db
+      .updateTable('lead_jobs')
+      .set({ lease_until: leaseUntil })
+      .where('lease_owner', 'in', owners)
+      .where('status', 'in', UNFINISHED)
+      .execute();
+  }
+
+  async monthlyUsage(accountId: number, month: string): Promise<number> {
+    const row = await this.db.selectFrom('lead_usage').select('leads').where('account_id', '=', accountId).where('month', '=', month).executeTakeFirst();
+    return row?.leads ?? 0;
+  }
+
+  /** The account's sender settings and plan, with its owner's name. */
+  async sender(accountId: number) {
+    return this.db
+      .selectFrom('accounts')
+      .leftJoin('users', (join) => join.onRef('users.account_id', '=', 'accounts.id').on('users.kind', '=', 'owner'))
+      .select(['accounts.name', 'accounts.plan', 'accounts.sender_name', 'accounts.sender_offer', 'users.firstname', 'users.lastname'])
+      .where('accounts.id', '=', accountId)
+      .orderBy('users.id')
+      .executeTakeFirstOrThrow();
+  }
 }
 
 /**
@@ -200,7 +205,7 @@ export async function monthlyUsage(db: Kysely<Database>, accountId: number, mont
  * transaction that inserts the job, so a lead is counted exactly when its job exists. A lead in flight counts; if its
  * job fails, failJob gives it back.
  */
-export async function countLeadWithinQuota(db: Kysely<Database>, accountId: number, month: string, quota: number): Promise<boolean> {
+async function countLeadWithinQuota(db: Kysely<Database>, accountId: number, month: string, quota: number): Promise<boolean> {
   const result = await db
     .insertInto('lead_usage')
     .values({ account_id: accountId, month, leads: 1 })
@@ -212,4 +217,23 @@ export async function countLeadWithinQuota(db: Kysely<Database>, accountId: numb
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** The cache of company research, one row per domain, shared by every instance. */
+export class CompanyProfileQueries {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** The domain's research, unless it expired by `now`. */
+  async find(domain: string, now: string): Promise<CompanyProfileTable | undefined> {
+    return this.db.selectFrom('company_profiles').selectAll().where('domain', '=', domain).where('expires_at', '>', now).executeTakeFirst();
+  }
+
+  async save(row: CompanyProfileTable): Promise<void> {
+    const { domain, ...rest } = row;
+    await this.db
+      .insertInto('company_profiles')
+      .values(row)
+      .onConflict((oc) => oc.column('domain').doUpdateSet(rest))
+      .execute();
+  }
 }

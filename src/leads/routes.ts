@@ -5,12 +5,14 @@ import type { AccountService } from '../accounts/service.js';
 import { principalOf, requireApiKey } from '../http/auth.js';
 import { type PlanRateLimitOptions, registerPlanRateLimit } from '../http/rate-limit.js';
 import { errorResponses } from '../http/schemas.js';
+import type { IdempotencyStore, StoredResponse } from './idempotency/store.js';
 import { JobDetail, JobParams, JobsPage, JobsQuery, LeadFailed, LeadQueued, LeadRejected, LeadSuccess, ProcessLeadBody, ProcessLeadHeaders } from './schemas.js';
-import type { LeadService } from './service.js';
+import { type LeadOutcome, type LeadService, normalizedLead } from './service.js';
 
 export interface LeadRouteOptions {
   accounts: AccountService;
   leads: LeadService;
+  idempotency: IdempotencyStore;
   rateLimit: PlanRateLimitOptions;
 }
 
@@ -22,7 +24,7 @@ const TAGS = ['Lead Email API'];
  * only requests the caller may make spend the account's requests a minute: a portal client's key, refused, spends
  * none of its owner's.
  */
-export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, { accounts, leads, rateLimit }) => {
+export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, { accounts, leads, idempotency, rateLimit }) => {
   plugin.addHook('onRequest', requireApiKey(accounts, { allowBearer: false }));
   plugin.addHook('onRequest', async (request) => leads.assertMayUse(principalOf(request)));
   await registerPlanRateLimit(plugin, rateLimit);
@@ -49,16 +51,22 @@ export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, {
       },
     },
     async (request, reply) => {
-      const result = await leads.processLead(principalOf(request), request.body, {
-        respondAsync: /(^|[\s,;])respond-async($|[\s,;])/i.test(request.headers.prefer ?? ''),
-        idempotencyKey: request.headers['idempotency-key'],
-      });
+      const principal = principalOf(request);
+      const lead = normalizedLead(request.body);
+      const respondAsync = /(^|[\s,;])respond-async($|[\s,;])/i.test(request.headers.prefer ?? '');
+      const respond = async () => leadResponse(await leads.processLead(principal, lead, { respondAsync }));
+      const key = request.headers['idempotency-key'];
+      // Whether the answer is the email (200) or a job to follow (202) is part of the request: the same key with the
+      // other choice is another request (409), never a replay of an answer of the other kind. (sendTo, the
+      // dashboard's, is never set here; it stays in the request so that keys hash as they always did.)
+      const result =
+        key === undefined ? { ...(await respond()), replayed: false } : await idempotency.respond(principal.accountId, key, { ...lead, sendTo: null, respondAsync }, respond);
       if (result.statusCode === 202) {
         const { jobId } = result.body as { jobId: string };
         reply.header('preference-applied', 'respond-async').header('location', `/api/client/jobs/${jobId}`);
       }
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      // The service built the body for this status (and an idempotent replay stored it); the schemas above describe each.
+      // leadResponse built the body for this status (and an idempotent replay stored it); the schemas above describe each.
       return reply.code(result.statusCode as 200).send(result.body as never);
     },
   );
@@ -90,3 +98,30 @@ export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, {
   );
 };
 
+
+/** The API's answer to a lead's outcome: what the route sends, and what an Idempotency-Key keeps for its replays. */
+function leadResponse(outcome: LeadOutcome): StoredResponse {
+  switch (outcome.kind) {
+    case 'completed':
+      return {
+        statusCode: 200,
+        body: {
+          success: true,
+          jobId: outcome.jobId,
+          emailSubject: outcome.subject,
+          emailBody: outcome.body,
+          emailDraft: `${outcome.subject}\n\n${outcome.body}`,
+          message: outcome.sentTo ? `Email generated and sent to ${outcome.sentTo}` : 'Email generated',
+        },
+      };
+    case 'queued':
+      return { statusCode: 202, body: { success: true, jobId: outcome.jobId, status: 'pending' } };
+    case 'rejected':
+      return { statusCode: 200, body: { success: false, error: outcome.message, businessEmail: false, reason: outcome.reason, jobId: outcome.jobId } };
+    case 'generation_failed':
+      return {
+        statusCode: 502,
+        body: { success: false, status: 'error', error: 'generation_failed', message: outcome.message, details: [], jobId: outcome.jobId },
+      };
+  }
+}

@@ -1,21 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Principal } from '../accounts/service.js';
 import type { LeadSettings, PlanName } from '../config.js';
-import type { Dialect } from '../db/connection.js';
-import type { Database, LeadJobStatus, LeadTemplateTable } from '../db/types.js';
+import type { LeadJobStatus, LeadTemplateTable } from '../db/types.js';
 import { AppError, type FieldProblem, forbidden, notFound, validationError } from '../errors.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
 import type { CompanyDirectory } from './company-directory.js';
-import type { EmailCheck } from './email-check.js';
+import type { EmailCheck, EmailRejection } from './email-check.js';
 import type { EmailWriter, TemplateText, WrittenEmail } from './email-writer.js';
 import type { LeadFacts } from './generation/builtin.js';
 import type { CompanyProfile } from './research/index.js';
 import { LlmError } from './generation/llm.js';
-import { IdempotencyStore, type StoredResponse } from './idempotency.js';
 import { MailError, type Mailer } from './mailer.js';
-import { countLeadWithinQuota, failJob, findJob, insertJob, type LeadJobRow, monthlyUsage, newJob, pageOfJobs, statusesOf, updateJob } from './queries.js';
+import { type LeadJobRow, type LeadQueries, newJob, statusesOf } from './queries.js';
 import { checkedTemplate, type TemplateService } from './templates/service.js';
 
 export interface LeadInput {
@@ -26,21 +23,25 @@ export interface LeadInput {
 }
 
 export interface ProcessOptions {
-  /** Prefer: respond-async: answer 202 at once and let the worker run the job. */
+  /** Queue the job for the worker and return at once (the API's `Prefer: respond-async`). */
   respondAsync?: boolean;
-  idempotencyKey?: string;
   /** Demo flow: deliver the generated email to this address (the job passes `sending`). */
   sendTo?: string;
 }
 
-export interface LeadResponse extends StoredResponse {
-  /** True when an Idempotency-Key replayed an earlier response. */
-  replayed: boolean;
-}
+/** What became of a lead; the API and the dashboard each tell it their way. */
+export type LeadOutcome =
+  /** The email was written (and sent, with `sentTo`). */
+  | { kind: 'completed'; jobId: string; subject: string; body: string; sentTo: string | null }
+  /** The job waits for the worker (`respondAsync`). */
+  | { kind: 'queued'; jobId: string }
+  /** Not a business address: the job ended `rejected`. */
+  | { kind: 'rejected'; jobId: string; message: string; reason: EmailRejection | undefined }
+  /** The LLM or the mail delivery failed: the job ended `failed`. */
+  | { kind: 'generation_failed'; jobId: string; message: string };
 
 export interface LeadServiceDeps {
-  db: Kysely<Database>;
-  dialect: Dialect;
+  queries: LeadQueries;
   settings: LeadSettings;
   checkEmail: (email: string) => Promise<EmailCheck>;
   companies: CompanyDirectory;
@@ -95,43 +96,17 @@ const SAMPLE_COMPANY: CompanyProfile = {
 
 /** The lead pipeline: business-email check, company research, generation; every submission a job. */
 export class LeadService {
-  private readonly idempotency: IdempotencyStore;
-
-  constructor(private readonly deps: LeadServiceDeps) {
-    this.idempotency = new IdempotencyStore(deps.db);
-  }
+  constructor(private readonly deps: LeadServiceDeps) {}
 
   /** Throws 403 unless the caller may use the lead API (the account owner's keys, not portal clients'). */
   assertMayUse(principal: Principal): void {
     assertLeadApiUser(principal);
   }
 
-  async processLead(principal: Principal, input: LeadInput, options: ProcessOptions = {}): Promise<LeadResponse> {
+  /** Checks the address, counts the lead against the quota and runs its job (or queues it, with `respondAsync`). */
+  async processLead(principal: Principal, input: LeadInput, options: ProcessOptions = {}): Promise<LeadOutcome> {
     assertLeadApiUser(principal);
-    const lead = normalized(input);
-    const key = options.idempotencyKey === undefined ? undefined : IdempotencyStore.validKey(options.idempotencyKey);
-    if (key === undefined) return { ...(await this.accept(principal, lead, options)), replayed: false };
-    // Whether the answer is the email (200) or a job to follow (202) is part of the request: the same key with the
-    // other choice is another request (409), never a replay of an answer of the other kind.
-    const request = { ...lead, sendTo: options.sendTo ?? null, respondAsync: options.respondAsync === true };
-    const replay = await this.idempotency.begin(principal.accountId, key, IdempotencyStore.hashRequest(request));
-    if (replay) return { ...replay, replayed: true };
-    // While this request runs, it shows the key is still in hand (a key left by a process that died is taken over).
-    const holding = this.idempotency.hold(principal.accountId, key);
-    let response: StoredResponse;
-    try {
-      response = await this.accept(principal, lead, options);
-    } catch (error) {
-      holding.stop();
-      await this.idempotency.release(principal.accountId, key);
-      throw error;
-    }
-    holding.stop();
-    await this.idempotency.complete(principal.accountId, key, response);
-    return { ...response, replayed: false };
-  }
-
-  private async accept(principal: Principal, lead: LeadInput, options: ProcessOptions): Promise<StoredResponse> {
+    const lead = normalizedLead(input);
     const template = await this.deps.templates.forLead(principal.accountId, lead.templateId);
     const check = await this.deps.checkEmail(lead.email);
     const now = nowIso();
@@ -151,8 +126,8 @@ export class LeadService {
     );
     if (!check.ok) {
       const message = check.message ?? 'The address is not a business email';
-      await insertJob(this.deps.db, { ...job, status: 'rejected', rejection_reason: check.reason ?? null, error_message: message, completed_at: now });
-      return { statusCode: 200, body: { success: false, error: message, businessEmail: false, reason: check.reason, jobId: job.id } };
+      await this.deps.queries.insertJob({ ...job, status: 'rejected', rejection_reason: check.reason ?? null, error_message: message, completed_at: now });
+      return { kind: 'rejected', jobId: job.id, message, reason: check.reason };
     }
     // The lead is counted and its job inserted together, and the count refuses past the quota: concurrent requests
     // cannot pass the quota together, and a refused one leaves nothing behind.
@@ -160,18 +135,20 @@ export class LeadService {
     // A synchronous lead whose account has a free slot starts at once: its job is stored as `scraping` already.
     const slotHeld = !options.respondAsync && this.deps.slots.tryAcquire(principal.accountId, limits.concurrentLeads);
     const stored: LeadJobRow = slotHeld ? { ...job, status: 'scraping', scraping_at: now } : job;
+    let counted: boolean;
     try {
-      await this.deps.db.transaction().execute(async (trx) => {
-        if (!(await countLeadWithinQuota(trx, principal.accountId, now.slice(0, 7), limits.monthlyLeads))) throw quotaExceeded(principal.plan, limits.monthlyLeads);
-        await insertJob(trx, stored);
-      });
+      counted = await this.deps.queries.insertJobWithinQuota(stored, limits.monthlyLeads);
     } catch (error) {
       if (slotHeld) this.deps.slots.release(principal.accountId);
       throw error;
     }
+    if (!counted) {
+      if (slotHeld) this.deps.slots.release(principal.accountId);
+      throw quotaExceeded(principal.plan, limits.monthlyLeads);
+    }
     if (options.respondAsync) {
       this.deps.onQueued?.();
-      return { statusCode: 202, body: { success: true, jobId: job.id, status: 'pending' } };
+      return { kind: 'queued', jobId: job.id };
     }
     let finished: LeadJobRow;
     try {
@@ -179,23 +156,11 @@ export class LeadService {
     } finally {
       if (slotHeld) this.deps.slots.release(principal.accountId);
     }
+    // A completed job has its email, a failed one its error message (run() writes them with the status).
     if (finished.status === 'completed') {
-      return {
-        statusCode: 200,
-        body: {
-          success: true,
-          jobId: finished.id,
-          emailSubject: finished.email_subject,
-          emailBody: finished.email_body,
-          emailDraft: `${finished.email_subject}\n\n${finished.email_body}`,
-          message: finished.send_to ? `Email generated and sent to ${finished.send_to}` : 'Email generated',
-        },
-      };
+      return { kind: 'completed', jobId: finished.id, subject: finished.email_subject ?? '', body: finished.email_body ?? '', sentTo: finished.send_to };
     }
-    return {
-      statusCode: 502,
-      body: { success: false, status: 'error', error: 'generation_failed', message: finished.error_message, details: [], jobId: finished.id },
-    };
+    return { kind: 'generation_failed', jobId: finished.id, message: finished.error_message ?? '' };
   }
 
   /**
@@ -209,11 +174,11 @@ export class LeadService {
 
   /** Research and generation; every step is stored as it happens. Returns the job as it ended. */
   private async run(job: LeadJobRow, template: LeadTemplateTable | undefined, options: RunOptions = {}): Promise<LeadJobRow> {
-    const { db } = this.deps;
+    const { queries } = this.deps;
     let current = job;
     const step = async (changes: Partial<LeadJobRow>) => {
       current = { ...current, ...changes, updated_at: nowIso() };
-      const written = await updateJob(db, job.id, { ...changes, updated_at: current.updated_at }, options.leaseOwner);
+      const written = await queries.updateJob(job.id, { ...changes, updated_at: current.updated_at }, options.leaseOwner);
       if (!written && options.leaseOwner !== undefined) throw new LeaseLostError(job.id);
     };
     try {
@@ -246,7 +211,7 @@ export class LeadService {
       // A failed job's lead does not count against the monthly quota: it is given back as the job fails.
       const at = nowIso();
       const ended = { error_message: failureMessage(error), completed_at: at, lease_until: null, updated_at: at };
-      const failed = await failJob(db, job, ended, options.leaseOwner);
+      const failed = await queries.failJob(job, ended, options.leaseOwner);
       if (!failed && options.leaseOwner !== undefined) throw new LeaseLostError(job.id);
       current = { ...current, ...ended, status: 'failed' };
       if (!(error instanceof LlmError) && !(error instanceof MailError)) throw error;
@@ -274,13 +239,7 @@ export class LeadService {
 
   /** Who signs the email, and the account's plan (which bounds its leads in flight). */
   private async sender(accountId: number): Promise<LeadFacts['sender'] & { plan: PlanName }> {
-    const account = await this.deps.db
-      .selectFrom('accounts')
-      .leftJoin('users', (join) => join.onRef('users.account_id', '=', 'accounts.id').on('users.kind', '=', 'owner'))
-      .select(['accounts.name', 'accounts.plan', 'accounts.sender_name', 'accounts.sender_offer', 'users.firstname', 'users.lastname'])
-      .where('accounts.id', '=', accountId)
-      .orderBy('users.id')
-      .executeTakeFirstOrThrow();
+    const account = await this.deps.queries.sender(accountId);
     const ownerName = [account.firstname, account.lastname].filter(Boolean).join(' ').trim();
     return {
       plan: account.plan,
@@ -292,7 +251,7 @@ export class LeadService {
 
   async getJob(principal: Principal, id: string) {
     assertLeadApiUser(principal);
-    const job = await findJob(this.deps.db, principal.accountId, id.toLowerCase());
+    const job = await this.deps.queries.findJob(principal.accountId, id.toLowerCase());
     if (!job) throw notFound(`Job ${id}`);
     const company = job.company ? (JSON.parse(job.company) as CompanyProfile) : null;
     return {
@@ -311,7 +270,7 @@ export class LeadService {
 
   async listJobs(principal: Principal, query: { limit: number; page: number; status?: string }) {
     assertLeadApiUser(principal);
-    const { total, jobs } = await pageOfJobs(this.deps.db, principal.accountId, {
+    const { total, jobs } = await this.deps.queries.pageOfJobs(principal.accountId, {
       statuses: query.status ? statusesOf(query.status) : undefined,
       limit: query.limit,
       offset: (query.page - 1) * query.limit,
@@ -323,7 +282,7 @@ export class LeadService {
   async usage(accountId: number, plan: Principal['plan']) {
     const month = nowIso().slice(0, 7);
     const limits = this.deps.settings.plans[plan];
-    return { plan, month, leads: await monthlyUsage(this.deps.db, accountId, month), monthly_leads: limits.monthlyLeads, requests_per_minute: limits.requestsPerMinute };
+    return { plan, month, leads: await this.deps.queries.monthlyUsage(accountId, month), monthly_leads: limits.monthlyLeads, requests_per_minute: limits.requestsPerMinute };
   }
 }
 
@@ -332,7 +291,8 @@ function assertLeadApiUser(principal: Principal): void {
   if (principal.kind !== 'owner') throw forbidden('The lead API is for the account owner’s keys; portal client keys cannot use it');
 }
 
-function normalized(input: LeadInput): LeadInput {
+/** The lead's fields trimmed (the template id lower-cased), or a 400 naming each empty or overlong one. */
+export function normalizedLead(input: LeadInput): LeadInput {
   const firstName = input.firstName.trim();
   const lastName = input.lastName.trim();
   const email = input.email.trim();

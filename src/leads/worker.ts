@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { PlanLimits, PlanName } from '../config.js';
-import type { Dialect } from '../db/connection.js';
-import type { Database } from '../db/types.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
-import { claimJobs, failJob, type LeadJobRow, queueCandidates, renewLeases } from './queries.js';
+import type { LeadJobRow, LeadQueries } from './queries.js';
 import { LeaseLostError, type LeadService } from './service.js';
 
 /**
@@ -21,8 +18,7 @@ const MAX_ATTEMPTS = 3;
 const CANDIDATES_MAX = 500;
 
 export interface LeadWorkerDeps {
-  db: Kysely<Database>;
-  dialect: Dialect;
+  queries: LeadQueries;
   leads: LeadService;
   /** The per-account bound shared with synchronous requests: a job is claimed only when its account has a free slot. */
   slots: AccountSlots;
@@ -114,7 +110,7 @@ export class LeadWorker {
 
   private async renew(): Promise<void> {
     try {
-      await renewLeases(this.deps.db, [...this.owners.keys()], new Date(Date.now() + this.leaseMs).toISOString());
+      await this.deps.queries.renewLeases([...this.owners.keys()], new Date(Date.now() + this.leaseMs).toISOString());
     } catch (error) {
       this.deps.log.warn({ err: error }, 'lead worker could not renew its leases');
     }
@@ -123,10 +119,10 @@ export class LeadWorker {
   private async claim(): Promise<void> {
     const room = this.deps.concurrency - this.running.size;
     if (room <= 0 || this.stopped) return;
-    const { db, dialect, plans, slots } = this.deps;
+    const { queries, plans, slots } = this.deps;
     const now = new Date();
     const perAccount = { free: plans.free.concurrentLeads, pro: plans.pro.concurrentLeads, business: plans.business.concurrentLeads };
-    const candidates = await queueCandidates(db, now.toISOString(), perAccount, CANDIDATES_MAX);
+    const candidates = await queries.queueCandidates(now.toISOString(), perAccount, CANDIDATES_MAX);
     // Slots are taken before the claim, so a job claimed here starts at once.
     const chosen = [];
     for (const candidate of candidates) {
@@ -137,7 +133,7 @@ export class LeadWorker {
     const owner = randomUUID();
     let jobs: LeadJobRow[] = [];
     try {
-      jobs = await claimJobs(db, dialect, chosen.map((candidate) => candidate.id), owner, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString());
+      jobs = await queries.claimJobs(chosen.map((candidate) => candidate.id), owner, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString());
     } finally {
       // Another instance may have claimed some of them meanwhile: their slots go back.
       const got = new Set(jobs.map((job) => job.id));
@@ -163,8 +159,7 @@ export class LeadWorker {
     try {
       if (job.attempts > MAX_ATTEMPTS) {
         // Failed on our side: its lead is given back to the monthly quota.
-        await failJob(
-          this.deps.db,
+        await this.deps.queries.failJob(
           job,
           {
             error_message: `Gave up after ${MAX_ATTEMPTS} attempts: the job was interrupted each time`,

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Storage } from '../../src/db/connection.js';
 import { TEMPLATE_VARIABLES } from '../../src/leads/templates/engine.js';
+import { TemplateQueries } from '../../src/leads/templates/queries.js';
 import { TemplateService } from '../../src/leads/templates/service.js';
 import { client, createPublication, DIALECTS, startApp, type TestApp } from '../helpers/app.js';
 import { chatAnswer, companyHome, LEADS, lead, serveCompany, siteEnv } from '../helpers/leads.js';
@@ -89,7 +90,7 @@ for (const dialect of DIALECTS) {
       const visitor = browser();
       const { email } = await signUp(visitor);
       const { accountId } = await accountOf(t.storage, email);
-      const count = async () => (await new TemplateService(t.storage.db).list(accountId)).length;
+      const count = async () => (await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId)).length;
       let page = expectPage(await visitor.get('/templates'), 200);
       assert.match(page, /<a href="\/templates" aria-current="page">Templates<\/a>/);
       assert.match(page, /You have no templates yet/);
@@ -142,14 +143,14 @@ for (const dialect of DIALECTS) {
       });
       assert.match(page, /written by the built-in generator/);
       assert.ok(page.includes('value="Airships for {{companyName}}, {{firstName}}"'), 'the form keeps what was typed');
-      assert.equal((await new TemplateService(t.storage.db).list(accountId))[0]!.subject, 'A note for {{companyName}}', 'a preview saves nothing');
+      assert.equal((await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId))[0]!.subject, 'A note for {{companyName}}', 'a preview saves nothing');
       page = expectPage(await visitor.post(path, { ...good, body: 'Hi {{first_name}}', intent: 'preview' }), 400);
       assert.match(fieldError(page, 'field-body') ?? '', /^Line 1, column 4: Unknown variable "first_name".*\{\{firstName\}\}/);
       assert.doesNotMatch(page, /id="preview"/);
 
       // Edit: rename, and stop being the default.
       expectRedirect(await visitor.post(path, { name: 'Intro for publishers', subject: good.subject, body: good.body }), `${path}?notice=template-saved`);
-      let templates = await new TemplateService(t.storage.db).list(accountId);
+      let templates = await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId);
       assert.deepEqual(templates.map((template) => [template.name, template.is_default]), [['Intro for publishers', false]]);
       assert.equal(templates[0]!.body, 'Hi {{firstName}},\n\nI read that {{companyName}} builds airships.\n\n{{senderName}}');
 
@@ -159,13 +160,13 @@ for (const dialect of DIALECTS) {
       page = expectPage(await visitor.get('/templates'), 200);
       assert.match(page, /written by the generator/);
       expectRedirect(await visitor.post(`${path}/default`), '/templates?notice=template-default');
-      templates = await new TemplateService(t.storage.db).list(accountId);
+      templates = await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId);
       assert.deepEqual(templates.map((template) => [template.name, template.is_default]), [['Follow-up', false], ['Intro for publishers', true]]);
       page = expectPage(await visitor.get('/templates?notice=template-default'), 200);
       assert.match(page, /This is now the account’s default template/);
       assert.match(page, new RegExp(`data-confirm="Delete the template “Intro for publishers”\\?`));
       expectRedirect(await visitor.post(`${path}/delete`), '/templates?notice=template-deleted');
-      assert.deepEqual((await new TemplateService(t.storage.db).list(accountId)).map((template) => template.name), ['Follow-up']);
+      assert.deepEqual((await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId)).map((template) => template.name), ['Follow-up']);
       expectPage(await visitor.get(path), 404);
     });
 
@@ -173,7 +174,7 @@ for (const dialect of DIALECTS) {
       const visitor = browser();
       const { email } = await signUp(visitor);
       const { accountId } = await accountOf(t.storage, email);
-      const templates = new TemplateService(t.storage.db);
+      const templates = new TemplateService(new TemplateQueries(t.storage.db));
       const template = await templates.create(accountId, { name: 'Kept', body: 'Hi {{firstName}}' });
       const form = { name: 'Planted', subject: '', body: 'Hi' };
       expectPage(await visitor.postRaw('/templates', form), 403);
@@ -188,7 +189,7 @@ for (const dialect of DIALECTS) {
       const owner = browser();
       const { email, apiKey } = await signUp(owner);
       const { accountId } = await accountOf(t.storage, email);
-      const template = await new TemplateService(t.storage.db).create(accountId, { name: 'Private <b>plan</b>', body: 'Hi {{firstName}}' });
+      const template = await new TemplateService(new TemplateQueries(t.storage.db)).create(accountId, { name: 'Private <b>plan</b>', body: 'Hi {{firstName}}' });
       const job = (await client(t.app, apiKey).post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'))).body.jobId as string;
 
       const stranger = browser();
@@ -208,7 +209,7 @@ for (const dialect of DIALECTS) {
         assert.ok(!page.includes('ada@zeppelin-works.com'));
       }
       assert.equal(await jobCount(t.storage, strangerAccount.accountId), 0, 'no job was made with a foreign template');
-      assert.equal((await new TemplateService(t.storage.db).get(accountId, template.id)).name, 'Private <b>plan</b>');
+      assert.equal((await new TemplateService(new TemplateQueries(t.storage.db)).get(accountId, template.id)).name, 'Private <b>plan</b>');
       const jobs = expectPage(await stranger.get('/leads/jobs'), 200);
       assert.match(jobs, /No jobs yet/);
       assert.ok(!(expectPage(await stranger.get('/templates'), 200)).includes('Private'));
@@ -252,7 +253,7 @@ for (const dialect of DIALECTS) {
       const visitor = browser();
       const { email } = await signUp(visitor);
       const { accountId } = await accountOf(t.storage, email);
-      const templates = new TemplateService(t.storage.db);
+      const templates = new TemplateService(new TemplateQueries(t.storage.db));
       const chosen = await templates.create(accountId, { name: 'Chosen', subject: 'Chosen for {{companyName}}', body: 'Hello {{firstName}} of {{companyName}}' });
       await templates.create(accountId, { name: 'Fallback', subject: 'Default for {{firstName}}', body: 'Hi {{firstName}}', isDefault: true });
       let page = expectPage(await visitor.get('/leads'), 200);
@@ -431,7 +432,7 @@ for (const dialect of DIALECTS) {
       const owner = browser();
       const { email } = await signUp(owner);
       const { accountId } = await accountOf(t.storage, email);
-      const template = await new TemplateService(t.storage.db).create(accountId, { name: 'Owner only', body: 'Hi {{firstName}}' });
+      const template = await new TemplateService(new TemplateQueries(t.storage.db)).create(accountId, { name: 'Owner only', body: 'Hi {{firstName}}' });
       const publication = await createPublication(t.storage, accountId);
       const member = await createClientUser(t.storage, accountId, [{ publicationId: publication.id, accessLevel: 'admin' }], { password: PASSWORD });
       const visitor = browser();
@@ -456,7 +457,7 @@ for (const dialect of DIALECTS) {
         expectPage(await visitor.post(path, form), 403);
       }
       assert.equal(await jobCount(t.storage, accountId), 0);
-      assert.deepEqual((await new TemplateService(t.storage.db).list(accountId)).map((row) => row.name), ['Owner only']);
+      assert.deepEqual((await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId)).map((row) => row.name), ['Owner only']);
     });
   });
 }

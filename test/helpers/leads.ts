@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, RESEARCH_USER_AGENT } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Dialect, openStorage, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { buildLeadApi, type LeadApiDeps } from '../../src/leads/compose.js';
+import { createLlmClient } from '../../src/leads/generation/llm.js';
+import { type LeadDomainDeps, wireLeadDomain } from '../../src/leads/wiring.js';
+import { createSafeFetcher } from '../../src/net/safe-fetch.js';
 import { type client, createTestDatabase } from './app.js';
 import { html, json, type LocalServer } from './local-server.js';
 
@@ -100,12 +102,28 @@ export async function startInstances(dialect: Dialect, count: number, env: Recor
 }
 
 /**
- * Another instance's lead worker on the same database, built as the app builds it (buildLeadApi) but with the lease
+ * Another instance's lead worker on the same database, wired as the app wires it (wireLeadDomain) but with the lease
  * the test gives: with the app started with LEAD_WORKER=false, the jobs the app queues are run by these workers only.
  */
-export function startLeadWorker(instance: { config: Config; storage: Storage; app: FastifyInstance }, worker: NonNullable<LeadApiDeps['worker']>) {
-  const config: Config = { ...instance.config, leads: { ...instance.config.leads, worker: true } };
-  const api = buildLeadApi({ config, storage: instance.storage, log: instance.app.log, worker });
-  api.start();
-  return api;
+export function startLeadWorker(instance: { config: Config; storage: Storage; app: FastifyInstance }, worker: NonNullable<LeadDomainDeps['worker']>) {
+  const { config } = instance;
+  const fetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: RESEARCH_USER_AGENT });
+  const llm = config.llm.baseUrl ? createLlmClient({ baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, model: config.llm.model }) : undefined;
+  const leads = wireLeadDomain({
+    storage: instance.storage,
+    settings: { ...config.leads, worker: true },
+    companySiteUrl: config.companySiteUrl,
+    fetcher,
+    llm,
+    mailer: undefined,
+    log: instance.app.log,
+    worker,
+  });
+  leads.start();
+  return {
+    async close() {
+      await leads.stop();
+      await Promise.all([fetcher.close(), llm?.close()]);
+    },
+  };
 }

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { client, createOwner, DIALECTS, expectError, startApp, type TestApp } from '../helpers/app.js';
 import { chatAnswer, companyHome, LEADS, lead, serveCompany, siteEnv, waitForJob } from '../helpers/leads.js';
 import { json, type LocalServer, startLocalServer } from '../helpers/local-server.js';
+import { TemplateQueries } from '../../src/leads/templates/queries.js';
 import { TemplateService } from '../../src/leads/templates/service.js';
 
 const COMPLETIONS = '/v1/chat/completions';
@@ -56,7 +57,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('uses a template as the prompt, and its subject template for the subject', async () => {
-      const template = await new TemplateService(test.storage.db).create(accountId, {
+      const template = await new TemplateService(new TemplateQueries(test.storage.db)).create(accountId, {
         name: 'LLM prompt',
         subject: '{{companyName}}: a question',
         body: 'Write to {{firstName}} about {{productDescription}}.',

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { client, createOwner, DIALECTS, expectError, type Owner, startApp, type TestApp } from '../helpers/app.js';
-import { IDEMPOTENCY_ABANDONED_MS } from '../../src/leads/idempotency.js';
+import { IDEMPOTENCY_ABANDONED_MS } from '../../src/leads/idempotency/store.js';
 import { companyHome, LEADS, lead, serveCompany, siteEnv, waitForJob } from '../helpers/leads.js';
 import { html, type LocalServer, startLocalServer } from '../helpers/local-server.js';
 import { createClientUser } from '../helpers/roles.js';
+import { TemplateQueries } from '../../src/leads/templates/queries.js';
 import { TemplateService } from '../../src/leads/templates/service.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -156,7 +157,7 @@ for (const dialect of DIALECTS) {
 
     describe('templates', () => {
       it('renders the chosen template; an unknown or foreign template is 404 and creates no job', async () => {
-        const templates = new TemplateService(test.storage.db);
+        const templates = new TemplateService(new TemplateQueries(test.storage.db));
         const chosen = await templates.create(owner.accountId, {
           name: 'Chosen',
           subject: 'A note for {{companyName}}',
@@ -179,7 +180,7 @@ for (const dialect of DIALECTS) {
 
       it("uses the account's default template when none is named", async () => {
         const account = await createOwner(test.storage);
-        const templates = new TemplateService(test.storage.db);
+        const templates = new TemplateService(new TemplateQueries(test.storage.db));
         await templates.create(account.accountId, { name: 'Default', subject: 'Default for {{firstName}}', body: 'Body for {{fullName}} at {{domain}}', isDefault: true });
         const response = await client(test.app, account.apiKey).post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'));
         assert.equal(response.body.emailSubject, 'Default for Ada');

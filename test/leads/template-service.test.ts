@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.js';
+import { TemplateQueries } from '../../src/leads/templates/queries.js';
 import { TemplateService } from '../../src/leads/templates/service.js';
 import { createOwner, DIALECTS, startApp, type TestApp } from '../helpers/app.js';
 
@@ -25,7 +26,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       test = await startApp(dialect);
-      templates = new TemplateService(test.storage.db);
+      templates = new TemplateService(new TemplateQueries(test.storage.db));
       accountId = (await createOwner(test.storage)).accountId;
       otherAccountId = (await createOwner(test.storage)).accountId;
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { Storage } from '../../src/db/connection.js';
-import { insertJob, type LeadJobRow, newJob } from '../../src/leads/queries.js';
+import { type LeadJobRow, LeadQueries, newJob } from '../../src/leads/queries.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { client, createOwner, DIALECTS, type Owner, startApp } from '../helpers/app.js';
 import { chatAnswer, companyHome, LEADS, lead, serveCompany, siteEnv, startInstances, startLeadWorker, waitForJob } from '../helpers/leads.js';
@@ -13,7 +13,7 @@ async function insertStuckJob(storage: Storage, owner: Owner, email: string, sta
   const now = new Date().toISOString();
   const id = randomUUID();
   const identity = { id, account_id: owner.accountId, user_id: owner.userId, template_id: null, first_name: 'Ada', last_name: 'Lovelace', email, domain: email.split('@')[1]!, created_at: now };
-  await insertJob(storage.db, newJob(identity, { run_async: 1, scraping_at: now, ...state }));
+  await new LeadQueries(storage.db, storage.dialect).insertJob(newJob(identity, { run_async: 1, scraping_at: now, ...state }));
   return id;
 }
 

@@ -293,19 +293,18 @@ export async function registerLeadPages(app: FastifyInstance, options: Dashboard
     const problems = { ...controlCharacterProblems(input), ...schemaProblems(ProcessLeadBody, input) };
     if (Object.keys(problems).length > 0) return tryPage(request, reply, 400, options, { ...form, errors: problems });
     const sendTo = options.canSendEmail && form.sendToMe ? viewerOf(request).email : undefined;
-    let result;
+    let outcome;
     try {
-      result = await leads.processLead(principal, input, { respondAsync: true, ...(sendTo ? { sendTo } : {}) });
+      outcome = await leads.processLead(principal, input, { respondAsync: true, ...(sendTo ? { sendTo } : {}) });
     } catch (error) {
       const errors = problemsOf(error);
       if (!errors) throw error;
       return tryPage(request, reply, 400, options, { ...form, errors });
     }
-    const answer = result.body as { jobId: string; businessEmail?: boolean; error?: string };
-    if (answer.businessEmail === false) {
-      return tryPage(request, reply, 400, options, { ...form, errors: { email: answer.error ?? 'Is not a business email address' }, rejectedJobId: answer.jobId });
+    if (outcome.kind === 'rejected') {
+      return tryPage(request, reply, 400, options, { ...form, errors: { email: outcome.message }, rejectedJobId: outcome.jobId });
     }
-    return reply.redirect(`${jobPath(answer.jobId)}?notice=lead-queued`, 303);
+    return reply.redirect(`${jobPath(outcome.jobId)}?notice=lead-queued`, 303);
   });
 
   app.get('/leads/jobs', async (request, reply) => jobsPage(request, reply, options));

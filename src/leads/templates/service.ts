@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Database, LeadTemplateTable } from '../../db/types.js';
+import type { LeadTemplateTable } from '../../db/types.js';
 import { AppError, conflict, notFound, validationError } from '../../errors.js';
 import { nowIso } from '../../time.js';
 import { validateTemplate } from './engine.js';
+import type { TemplateQueries } from './queries.js';
 
 /** Enough for any real sales team; a bound so that one account cannot fill the database. */
 export const MAX_TEMPLATES_PER_ACCOUNT = 200;
@@ -29,11 +29,10 @@ export interface TemplateView {
 
 /** Prompt templates of an account: what the dashboard and the CLI call. Every text is checked at save time. */
 export class TemplateService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly queries: TemplateQueries) {}
 
   async list(accountId: number): Promise<TemplateView[]> {
-    const rows = await this.db.selectFrom('lead_templates').selectAll().where('account_id', '=', accountId).orderBy('name').execute();
-    return rows.map(present);
+    return (await this.queries.list(accountId)).map(present);
   }
 
   async get(accountId: number, id: string): Promise<TemplateView> {
@@ -43,38 +42,33 @@ export class TemplateService {
   /** The template a lead uses: the one named, else the account's default, else none (the built-in one). */
   async forLead(accountId: number, id: string | undefined): Promise<LeadTemplateTable | undefined> {
     if (id !== undefined) return this.find(accountId, id);
-    return this.db.selectFrom('lead_templates').selectAll().where('account_id', '=', accountId).where('is_default', '=', 1).executeTakeFirst();
+    return this.queries.findDefault(accountId);
   }
 
   async create(accountId: number, input: TemplateInput): Promise<TemplateView> {
     const text = checkedTemplate({ name: input.name, subject: input.subject ?? '', body: input.body });
     const now = nowIso();
     const row: LeadTemplateTable = { id: randomUUID(), account_id: accountId, ...text, is_default: input.isDefault ? 1 : 0, created_at: now, updated_at: now };
-    await this.db.transaction().execute(async (trx) => {
-      const { count } = await trx
-        .selectFrom('lead_templates')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow();
-      if (Number(count) >= MAX_TEMPLATES_PER_ACCOUNT) {
+    await this.queries.transaction(async (queries) => {
+      if ((await queries.count(accountId)) >= MAX_TEMPLATES_PER_ACCOUNT) {
         throw new AppError('validation_failed', `An account holds at most ${MAX_TEMPLATES_PER_ACCOUNT} templates; delete one first`);
       }
-      await assertNameFree(trx, accountId, text.name);
-      if (row.is_default) await clearDefault(trx, accountId);
-      await trx.insertInto('lead_templates').values(row).execute();
+      await assertNameFree(queries, accountId, text.name);
+      if (row.is_default) await queries.clearDefault(accountId);
+      await queries.insert(row);
     });
     return present(row);
   }
 
   async update(accountId: number, id: string, input: Partial<TemplateInput>): Promise<TemplateView> {
-    return this.db.transaction().execute(async (trx) => {
-      const current = await this.find(accountId, id, trx);
+    return this.queries.transaction(async (queries) => {
+      const current = await this.find(accountId, id, queries);
       const text = checkedTemplate({ name: input.name ?? current.name, subject: input.subject ?? current.subject, body: input.body ?? current.body });
-      if (text.name !== current.name) await assertNameFree(trx, accountId, text.name);
+      if (text.name !== current.name) await assertNameFree(queries, accountId, text.name);
       const isDefault = input.isDefault === undefined ? current.is_default : input.isDefault ? 1 : 0;
-      if (isDefault && !current.is_default) await clearDefault(trx, accountId);
+      if (isDefault && !current.is_default) await queries.clearDefault(accountId);
       const changes = { ...text, is_default: isDefault, updated_at: nowIso() };
-      await trx.updateTable('lead_templates').set(changes).where('id', '=', id).execute();
+      await queries.update(id, changes);
       return present({ ...current, ...changes });
     });
   }
@@ -86,13 +80,11 @@ export class TemplateService {
   async delete(accountId: number, id: string): Promise<void> {
     await this.find(accountId, id);
     // Jobs keep their text (subject and body are stored on the job); their template_id becomes null.
-    await this.db.deleteFrom('lead_templates').where('id', '=', id).where('account_id', '=', accountId).execute();
+    await this.queries.delete(accountId, id);
   }
 
-  private async find(accountId: number, id: string, db: Kysely<Database> = this.db): Promise<LeadTemplateTable> {
-    const row = UUID.test(id)
-      ? await db.selectFrom('lead_templates').selectAll().where('id', '=', id.toLowerCase()).where('account_id', '=', accountId).executeTakeFirst()
-      : undefined;
+  private async find(accountId: number, id: string, queries: TemplateQueries = this.queries): Promise<LeadTemplateTable> {
+    const row = UUID.test(id) ? await queries.find(accountId, id.toLowerCase()) : undefined;
     if (!row) throw notFound(`Template ${id}`);
     return row;
   }
@@ -112,13 +104,8 @@ export function checkedTemplate(input: { name: string; subject: string; body: st
   return text;
 }
 
-async function assertNameFree(db: Kysely<Database>, accountId: number, name: string): Promise<void> {
-  const taken = await db.selectFrom('lead_templates').select('id').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
-  if (taken) throw conflict(`A template named "${name}" already exists`);
-}
-
-async function clearDefault(db: Kysely<Database>, accountId: number): Promise<void> {
-  await db.updateTable('lead_templates').set({ is_default: 0 }).where('account_id', '=', accountId).where('is_default', '=', 1).execute();
+async function assertNameFree(queries: TemplateQueries, accountId: number, name: string): Promise<void> {
+  if (await queries.nameTaken(accountId, name)) throw conflict(`A template named "${name}" already exists`);
 }
 
 function present(row: LeadTemplateTable): TemplateView {

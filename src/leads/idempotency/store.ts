@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/types.js';
-import { AppError, conflict } from '../errors.js';
-import { nowIso } from '../time.js';
+import { AppError, conflict } from '../../errors.js';
+import { nowIso } from '../../time.js';
+import type { IdempotencyQueries } from './queries.js';
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
 /**
@@ -15,6 +14,7 @@ export const IDEMPOTENCY_RENEW_MS = 30_000;
 export const IDEMPOTENCY_ABANDONED_MS = 4 * IDEMPOTENCY_RENEW_MS;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** The answer kept for a key: what the first request was answered, replayed as it was. */
 export interface StoredResponse {
   statusCode: number;
   body: unknown;
@@ -26,35 +26,41 @@ export interface StoredResponse {
  * stopped showing signs of life (its process died) is taken over by the same request.
  */
 export class IdempotencyStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly queries: IdempotencyQueries) {}
 
-  static validKey(key: string): string {
-    if (!KEY.test(key)) throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
-    return key;
-  }
-
-  static hashRequest(request: unknown): string {
-    return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  /**
+   * The answer to `request` under `key`: the stored one when the key was answered already (`replayed`), else
+   * `respond`'s, stored for the key's replays. While `respond` runs the key is held (a retry meets a 409); if it
+   * throws, the key is freed, so that the client's retry runs the request again.
+   */
+  async respond(accountId: number, key: string, request: unknown, respond: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+    const replay = await this.begin(accountId, validKey(key), hashRequest(request));
+    if (replay) return { ...replay, replayed: true };
+    // While this request runs, it shows the key is still in hand (a key left by a process that died is taken over).
+    const holding = this.hold(accountId, key);
+    let response: StoredResponse;
+    try {
+      response = await respond();
+    } catch (error) {
+      holding.stop();
+      await this.queries.deleteInProgress(accountId, key);
+      throw error;
+    }
+    holding.stop();
+    await this.queries.complete(accountId, key, response.statusCode, JSON.stringify(response.body));
+    return { ...response, replayed: false };
   }
 
   /** Claims the key for this request, or returns the response to replay. */
-  async begin(accountId: number, key: string, requestHash: string): Promise<StoredResponse | undefined> {
+  private async begin(accountId: number, key: string, requestHash: string): Promise<StoredResponse | undefined> {
     const now = nowIso();
     const row = { account_id: accountId, key, request_hash: requestHash, status_code: null, response: null, created_at: now, expires_at: new Date(Date.now() + KEEP_MS).toISOString() };
-    const inserted = await this.db.insertInto('idempotency_keys').values(row).onConflict((oc) => oc.columns(['account_id', 'key']).doNothing()).executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return undefined;
+    if (await this.queries.insertIfAbsent(row)) return undefined;
 
-    const existing = await this.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+    const existing = await this.queries.find(accountId, key);
     if (!existing || existing.expires_at <= now) {
       // Expired (or removed a moment ago): the key starts afresh. Only one of two racing requests takes it over.
-      const taken = await this.db
-        .updateTable('idempotency_keys')
-        .set({ request_hash: requestHash, status_code: null, response: null, created_at: now, expires_at: row.expires_at, renewed_at: null })
-        .where('account_id', '=', accountId)
-        .where('key', '=', key)
-        .where('expires_at', '<=', now)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return undefined;
+      if (await this.queries.restartExpired(accountId, key, { request_hash: requestHash, created_at: now, expires_at: row.expires_at }, now)) return undefined;
       if (!existing) return this.begin(accountId, key, requestHash);
       throw conflict('A request with this Idempotency-Key is being processed; retry when it has finished');
     }
@@ -74,27 +80,14 @@ export class IdempotencyStore {
    */
   private async takeOverAbandoned(accountId: number, key: string, lastSign: string): Promise<boolean> {
     if (Date.parse(lastSign) > Date.now() - IDEMPOTENCY_ABANDONED_MS) return false;
-    const taken = await this.db
-      .updateTable('idempotency_keys')
-      .set({ renewed_at: nowIso() })
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .where('status_code', 'is', null)
-      .where((eb) => eb(eb.fn.coalesce('renewed_at', 'created_at'), '=', lastSign))
-      .executeTakeFirst();
-    return Number(taken.numUpdatedRows) === 1;
+    return this.queries.takeOver(accountId, key, lastSign, nowIso());
   }
 
   /** Renews a key in progress every IDEMPOTENCY_RENEW_MS until `stop` is called (when its request has an answer). */
-  hold(accountId: number, key: string): { stop(): void } {
+  private hold(accountId: number, key: string): { stop(): void } {
     const timer = setInterval(() => {
-      this.db
-        .updateTable('idempotency_keys')
-        .set({ renewed_at: nowIso() })
-        .where('account_id', '=', accountId)
-        .where('key', '=', key)
-        .where('status_code', 'is', null)
-        .execute()
+      this.queries
+        .renew(accountId, key, nowIso())
         // A failed renewal only makes a takeover possible sooner; the request goes on.
         .catch(() => undefined);
     }, IDEMPOTENCY_RENEW_MS);
@@ -102,21 +95,16 @@ export class IdempotencyStore {
     return { stop: () => clearInterval(timer) };
   }
 
-  async complete(accountId: number, key: string, response: StoredResponse): Promise<void> {
-    await this.db
-      .updateTable('idempotency_keys')
-      .set({ status_code: response.statusCode, response: JSON.stringify(response.body) })
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .execute();
-  }
-
-  /** Frees the key after a failure on our side, so that the client's retry runs the request again. */
-  async release(accountId: number, key: string): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('status_code', 'is', null).execute();
-  }
-
   async deleteExpired(): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('expires_at', '<=', nowIso()).execute();
+    await this.queries.deleteExpired(nowIso());
   }
+}
+
+function validKey(key: string): string {
+  if (!KEY.test(key)) throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  return key;
+}
+
+function hashRequest(request: unknown): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }
