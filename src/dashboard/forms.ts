@@ -1,6 +1,3 @@
-import type { TSchema } from '@sinclair/typebox';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { FastifyRequest, FastifySchemaValidationError, preValidationAsyncHookHandler } from 'fastify';
 import { AppError, invalidField } from '../errors.js';
 import { NUL_MESSAGE, pathOfNul } from '../http/nul.js';
@@ -166,19 +163,4 @@ export function bodyProblems(request: FastifyRequest): FormErrors | undefined {
   const error = request.validationError;
   if (!error || error.validationContext !== 'body') return undefined;
   return fieldProblems(error.validation as FastifySchemaValidationError[]);
-}
-
-// pages/leads.ts still checks its form here, with a validator of its own; once it declares its body schema on its
-// route (formAsApiInput, bodyProblems) this goes, and with it the dashboard's own Ajv instance.
-const ajv = addFormats.default(new Ajv.default({ allErrors: true, strict: false, coerceTypes: false }));
-const compiled = new WeakMap<TSchema, ValidateFunction>();
-
-/** The problems of `value` against an API body schema, keyed by form field; empty when it is valid. */
-export function schemaProblems(schema: TSchema, value: unknown): FormErrors {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(schema, validate);
-  }
-  return validate(value) ? {} : fieldProblems(validate.errors ?? []);
 }

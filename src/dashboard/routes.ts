@@ -15,9 +15,6 @@ import { registerSettingsPages } from './pages/settings.js';
 import { registerTemplatePages } from './pages/templates.js';
 import { resolveDashboardState } from './session.js';
 
-// pages/leads.ts still takes the type from here; once it imports ./options.js this line goes.
-export type { DashboardOptions } from './options.js';
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** A static asset: no session lookup. */

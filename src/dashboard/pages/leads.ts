@@ -1,17 +1,16 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import { planRateLimitStore } from '../../http/rate-limit.js';
 import { JobParams, ProcessLeadBody } from '../../leads/schemas.js';
 import type { JobView } from '../../leads/service.js';
-import { checked, controlCharacterProblems, type FormBody, formBody, pageNumber, problemsOf, schemaProblems, text } from '../forms.js';
+import { bodyProblems, checked, controlCharacterProblems, type FormBody, formAsApiInput, formBody, pageNumber, problemsOf, queryText, text } from '../forms.js';
 import { html, linkUrl, type SafeHtml } from '../html.js';
-import { badge, checkboxes, csrfInput, errorSummary, field, type FormErrors, notice, select, table, when } from '../layout.js';
-import { planRateLimitStore } from '../../http/rate-limit.js';
-import type { DashboardOptions } from '../routes.js';
-import { viewerOf } from '../session.js';
-import { noticeOf, ownerPrincipal, queryText, render } from './common.js';
-import { pager } from './publications.js';
-import { emailView } from './templates.js';
+import { badge, checkboxes, csrfInput, emailView, errorSummary, field, type FormErrors, notice, pager, select, table, when } from '../layout.js';
+import { noticeOf } from '../notices.js';
+import type { DashboardOptions } from '../options.js';
+import { render } from '../render.js';
+import { ownerPrincipal, viewerOf } from '../session.js';
 
 const JOBS_PER_PAGE = 20;
 const RECENT_JOBS = 5;
@@ -92,6 +91,16 @@ function readLeadForm(body: FormBody): LeadForm {
     email: text(body, 'email').trim(),
     templateId: text(body, 'templateId').trim(),
     sendToMe: checked(body, 'send_to_me'),
+  };
+}
+
+/** The form as the lead API's input: an empty template means the account's default. */
+function leadInput(form: LeadForm): { firstName: string; lastName: string; email: string; templateId?: string } {
+  return {
+    firstName: form.firstName,
+    lastName: form.lastName,
+    email: form.email,
+    ...(form.templateId ? { templateId: form.templateId } : {}),
   };
 }
 
@@ -280,32 +289,36 @@ export async function registerLeadPages(app: FastifyInstance, options: Dashboard
   app.get('/leads', async (request, reply) => tryPage(request, reply, 200, options));
 
   // The form shows control characters at the field itself (controlCharacterProblems), not as the generic 400.
-  app.post('/leads', { config: { controlCharactersAtFields: ['firstName', 'lastName', 'email', 'templateId'] } }, async (request, reply) => {
-    const principal = ownerPrincipal(request);
-    await limitLeadRequests(request);
-    const form = readLeadForm(formBody(request));
-    const input = {
-      firstName: form.firstName,
-      lastName: form.lastName,
-      email: form.email,
-      ...(form.templateId ? { templateId: form.templateId } : {}),
-    };
-    const problems = { ...controlCharacterProblems(input), ...schemaProblems(ProcessLeadBody, input) };
-    if (Object.keys(problems).length > 0) return tryPage(request, reply, 400, options, { ...form, errors: problems });
-    const sendTo = options.canSendEmail && form.sendToMe ? viewerOf(request).email : undefined;
-    let outcome;
-    try {
-      outcome = await leads.processLead(principal, input, { respondAsync: true, ...(sendTo ? { sendTo } : {}) });
-    } catch (error) {
-      const errors = problemsOf(error);
-      if (!errors) throw error;
-      return tryPage(request, reply, 400, options, { ...form, errors });
-    }
-    if (outcome.kind === 'rejected') {
-      return tryPage(request, reply, 400, options, { ...form, errors: { email: outcome.message }, rejectedJobId: outcome.jobId });
-    }
-    return reply.redirect(`${jobPath(outcome.jobId)}?notice=lead-queued`, 303);
-  });
+  app.post(
+    '/leads',
+    {
+      schema: { body: ProcessLeadBody },
+      attachValidation: true,
+      preValidation: formAsApiInput((body) => leadInput(readLeadForm(body))),
+      config: { controlCharactersAtFields: ['firstName', 'lastName', 'email', 'templateId'] },
+    },
+    async (request, reply) => {
+      const principal = ownerPrincipal(request);
+      await limitLeadRequests(request);
+      const form = readLeadForm(formBody(request));
+      const input = leadInput(form);
+      const problems = { ...controlCharacterProblems(input), ...bodyProblems(request) };
+      if (Object.keys(problems).length > 0) return tryPage(request, reply, 400, options, { ...form, errors: problems });
+      const sendTo = options.canSendEmail && form.sendToMe ? viewerOf(request).email : undefined;
+      let outcome;
+      try {
+        outcome = await leads.processLead(principal, input, { respondAsync: true, ...(sendTo ? { sendTo } : {}) });
+      } catch (error) {
+        const errors = problemsOf(error);
+        if (!errors) throw error;
+        return tryPage(request, reply, 400, options, { ...form, errors });
+      }
+      if (outcome.kind === 'rejected') {
+        return tryPage(request, reply, 400, options, { ...form, errors: { email: outcome.message }, rejectedJobId: outcome.jobId });
+      }
+      return reply.redirect(`${jobPath(outcome.jobId)}?notice=lead-queued`, 303);
+    },
+  );
 
   app.get('/leads/jobs', async (request, reply) => jobsPage(request, reply, options));
 

@@ -12,9 +12,6 @@ import { principalOf } from '../session.js';
 const ARTICLES_PER_PAGE = 20;
 const MAX_FILTER_LENGTH = 200;
 
-// pages/leads.ts still takes the pager from here; once it imports ../layout.js this line goes.
-export { pager } from '../layout.js';
-
 export function registerPublicationPages(app: FastifyInstance, { publications, articles }: DashboardOptions): void {
   app.get('/publications', async (request, reply) => {
     const visible = await publications.listVisible(principalOf(request));

@@ -135,9 +135,6 @@ ${emailView(preview.subject, preview.body)}
 </section>`;
 }
 
-// pages/leads.ts still takes the email view from here; once it imports ../layout.js this line goes.
-export { emailView } from '../layout.js';
-
 async function editorPage(
   request: FastifyRequest,
   reply: FastifyReply,
