@@ -114,6 +114,51 @@ for (const dialect of DIALECTS) {
       assert.equal(rest.headers.link, undefined, 'the end of the list names no next');
     });
 
+    it('imports 30 articles of 1,000,000 characters (the limit) and answers them streamed, and a page of them, while the loop keeps turning', async () => {
+      const own = await createPublication(t.storage, owner.accountId);
+      const articles = Array.from({ length: 30 }, (_, i) => ({ title: `Limit ${i}`, html: articleHtml(1_000_000, i).padEnd(1_000_000, ' ') }));
+      assert.ok(articles.every((article) => article.html.length === 1_000_000));
+      const body = JSON.stringify({ articles });
+      const send = () =>
+        t.app.inject({
+          method: 'POST',
+          url: `${PORTAL}/articles/${own.app_id}/flexpdf-import`,
+          headers: { 'x-api-key': owner.apiKey, 'content-type': 'application/json' },
+          payload: body,
+        });
+      // Validating 30 strings of a million characters, parsing, sanitizing, storing and answering with 30 MB.
+      const imported = await longestStall(send);
+      assert.equal(imported.result.statusCode, 201, imported.result.body.slice(0, 300));
+      assert.equal(imported.result.headers['content-length'], undefined, 'the answer is streamed');
+      const result = JSON.parse(imported.result.body) as { articles: { id: number; title: string; html: string }[]; count: number };
+      assert.deepEqual(Object.keys(result), ['articles', 'count']);
+      assert.equal(result.count, 30);
+      assert.deepEqual(result.articles.map((article) => article.title), articles.map((article) => article.title));
+      for (const [i, article] of result.articles.entries()) {
+        assert.ok(!article.html.includes('<script') && article.html.includes(`<a href="https://example.com/${i}">link</a>`), 'cleaned');
+      }
+      assert.ok(imported.stallMs < STALL_BOUND_MS, `the event loop stalled ${imported.stallMs.toFixed(0)} ms`);
+
+      // One character more than the limit is refused, naming the entry (the length is still counted exactly).
+      const tooLong = JSON.stringify({ articles: [{ title: 'ok' }, { title: 'Long', html: 'x'.repeat(1_000_001) }] });
+      const refused = expectError(await api.post(`${PORTAL}/articles/${own.app_id}/flexpdf-import`, tooLong), 400, 'validation_failed');
+      assert.deepEqual(refused.details[0], { path: '/articles/1/html', message: 'must NOT have more than 1000000 characters' });
+
+      // All 30 on one page: 30 MB, streamed; the envelope and the order as the spec has them.
+      const page = await longestStall(() =>
+        t.app.inject({ method: 'GET', url: `${PORTAL}/articles/${own.app_id}/page/1?per_page=100&order_dir=asc`, headers: { 'x-api-key': owner.apiKey } }),
+      );
+      assert.equal(page.result.statusCode, 200);
+      assert.equal(page.result.headers['content-length'], undefined, 'the page is streamed');
+      const envelope = JSON.parse(page.result.body) as { records: { id: number }[] };
+      assert.deepEqual(Object.keys(envelope), ['total', 'page', 'per_page', 'pages', 'records']);
+      assert.deepEqual(
+        { ...envelope, records: envelope.records.map((article) => article.id) },
+        { total: 30, page: 1, per_page: 100, pages: 1, records: result.articles.map((article) => article.id) },
+      );
+      assert.ok(page.stallMs < STALL_BOUND_MS, `the event loop stalled ${page.stallMs.toFixed(0)} ms`);
+    });
+
     it('creates and updates a 1 MB article with its HTML sanitized', async () => {
       const created = await api.post(`${PORTAL}/articles/${appId}`, { title: 'One', html: articleHtml(990_000, 99) });
       assert.equal(created.status, 201);

@@ -67,16 +67,9 @@ export class ArticleQueries {
   }
 
   /**
-   * One window of articles. The window's ids are found first on the narrow indexes, then only those rows are read,
-   * so a deep offset skips index entries rather than whole articles.
-   */
-  async window(filter: ArticleFilter, order: ArticleOrder, limit: number, offset: number): Promise<ArticleRow[]> {
-    return this.rows((await this.windowIds(filter, order, limit, offset)).map((item) => item.id));
-  }
-
-  /**
    * The ids of one window of articles, in order, each with the bytes of its large columns (html, info, assets), read
-   * from the stored lengths without reading the values, so that a caller can bound what it reads.
+   * from the stored lengths without reading the values, so that a caller can bound what it reads (then rows()). The
+   * ids are found on the narrow indexes, so a deep offset skips index entries rather than whole articles.
    */
   async windowIds(filter: ArticleFilter, order: ArticleOrder, limit: number, offset: number): Promise<{ id: number; bytes: number }[]> {
     const rows = await this.filtered(filter)

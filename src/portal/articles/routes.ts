@@ -1,8 +1,11 @@
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../../http/auth.js';
 import { jsonBodyParser } from '../../http/json-body.js';
+import { type JsonPart, jsonArrayStream, jsonObjectStream } from '../../http/json-stream.js';
 import { AppError } from '../../errors.js';
+import { ownMemory } from '../../workers/pool.js';
 import { AppIdAndIdParams, AppIdParams, NoContent, PageNumber, errorResponses, pageEnvelope } from '../../http/schemas.js';
 import {
   Article,
@@ -15,12 +18,37 @@ import {
   FlexPdfImportResult,
   MAX_IMPORT,
 } from './schemas.js';
-import { type ArticleService, LIST_LIMIT, LIST_MAX_BYTES } from './service.js';
+import { allRecords, type ArticleRecords, type ArticleService, LIST_LIMIT, LIST_MAX_BYTES } from './service.js';
 
 const tags = ['Articles'];
 const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
 /** Import bodies from this size on are parsed in a worker thread (JSON.parse of 32 MiB holds a thread ~0.5 s). */
 const PARSE_IN_WORKER_BYTES = 512 * 1024;
+/**
+ * Answers holding at least this many bytes of articles (HTML, descriptions, assets) are streamed, a slice of articles
+ * serialized at a time, so that no tick serializes tens of MB; smaller ones are serialized at once, with a length.
+ */
+const STREAM_FROM_BYTES = 1024 * 1024;
+const JSON_TYPE = 'application/json; charset=utf-8';
+const STREAMED = `An answer holding ${STREAM_FROM_BYTES / 1024 / 1024} MiB of articles or more is sent as it is read (chunked, without Content-Length): the same JSON.`;
+
+/** The records in full when small, else undefined: the caller streams them. */
+async function smallRecords(records: ArticleRecords) {
+  return records.bytes < STREAM_FROM_BYTES ? allRecords(records) : undefined;
+}
+
+/** A streamed JSON answer: the response schema's serializer does not apply to a stream; the items match it already. */
+function sendStream<R extends { type(contentType: string): R; send(payload?: unknown): R }>(reply: R, stream: Readable): R {
+  return reply.type(JSON_TYPE).send(stream);
+}
+
+/** A JSON object with these fields in this order, the articles (one of them) streamed a slice at a time. */
+function streamedObject(fields: Record<string, unknown>, recordsField: string, records: ArticleRecords) {
+  const parts = Object.entries(fields).map(([name, value]): [string, JsonPart] =>
+    name === recordsField ? [name, { slices: records.slices }] : [name, { value }],
+  );
+  return jsonObjectStream(parts);
+}
 
 export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService }> = async (app, { articles }) => {
   app.get(
@@ -29,7 +57,7 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
       schema: {
         tags,
         summary: 'List the articles of a publication',
-        description: `At most ${LIST_LIMIT} articles, and at most ${LIST_MAX_BYTES / 1024 / 1024} MiB of them (HTML, description and assets; at least one article), in the order asked for; the header X-Total-Count tells how many match. A list cut short names the rest in a \`Link: <...?offset=N>; rel="next"\` header. Use the page endpoint to walk through more.`,
+        description: `At most ${LIST_LIMIT} articles, and at most ${LIST_MAX_BYTES / 1024 / 1024} MiB of them (HTML, description and assets; at least one article), in the order asked for; the header X-Total-Count tells how many match. A list cut short names the rest in a \`Link: <...?offset=N>; rel="next"\` header. Use the page endpoint to walk through more. ${STREAMED}`,
         params: AppIdParams,
         querystring: ArticleListQuery,
         response: { 200: Type.Array(Type.Ref(Article)), ...errorResponses(400, 401, 404) },
@@ -43,7 +71,9 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
         next.searchParams.set('offset', String(result.nextOffset));
         reply.header('link', `<${next.pathname}${next.search}>; rel="next"`);
       }
-      return result.articles;
+      const small = await smallRecords(result.articles);
+      if (small) return small;
+      return sendStream(reply, jsonArrayStream(result.articles.slices));
     },
   );
 
@@ -53,19 +83,22 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
       schema: {
         tags,
         summary: 'A page of articles, optionally filtered by words of the title or description',
+        description: `per_page articles (the last page fewer), however large they are. ${STREAMED}`,
         params: Type.Object({ app_id: AppIdParams.properties.app_id, page: PageNumber }),
         querystring: ArticlePageQuery,
         response: { 200: ArticlePage, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const { records, total, perPage } = await articles.page(
+    async (request, reply) => {
+      const { records, total, perPage } = await articles.pageRecords(
         principalOf(request),
         request.params.app_id,
         request.params.page,
         request.query,
       );
-      return pageEnvelope(records, total, request.params.page, perPage);
+      const small = await smallRecords(records);
+      if (small) return pageEnvelope(small, total, request.params.page, perPage);
+      return sendStream(reply, streamedObject(pageEnvelope([], total, request.params.page, perPage), 'records', records));
     },
   );
 
@@ -138,7 +171,8 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       const bytes = body as Buffer;
       if (bytes.length < PARSE_IN_WORKER_BYTES || !scope.hasDecorator('workers')) return parseOnLoop(request, bytes, done);
-      scope.workers.run('parseJson', { bytes, maxItems: { articles: MAX_IMPORT } }).then(
+      // The body's memory moves to the worker (it is not used here again) rather than being copied.
+      scope.workers.run('parseJson', { bytes, maxItems: { articles: MAX_IMPORT } }, ownMemory(bytes)).then(
         (outcome) => {
           if ('value' in outcome) return done(null, outcome.value);
           done(new AppError('validation_failed', outcome.error.message, outcome.error.details), undefined);
@@ -160,7 +194,7 @@ function registerImportRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], arti
       schema: {
         tags,
         summary: `Create up to ${MAX_IMPORT} articles at once, all or none`,
-        description: "Each entry takes the fields of an article's creation, with the same rules (a category or issue of another publication is a 400 naming the entry).",
+        description: `Each entry takes the fields of an article's creation, with the same rules (a category or issue of another publication is a 400 naming the entry). ${STREAMED}`,
         params: AppIdParams,
         body: FlexPdfImport,
         response: { 201: FlexPdfImportResult, ...errorResponses(400, 401, 403, 404, 413, 415) },
@@ -168,7 +202,10 @@ function registerImportRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], arti
     },
     async (request, reply) => {
       const created = await articles.importMany(principalOf(request), request.params.app_id, request.body.articles);
-      return reply.code(201).send({ articles: created, count: created.length });
+      reply.code(201);
+      const small = await smallRecords(created);
+      if (small) return reply.send({ articles: small, count: small.length });
+      return sendStream(reply, streamedObject({ articles: [], count: created.count }, 'articles', created));
     },
   );
 }

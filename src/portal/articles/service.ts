@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
 import { sanitizeArticleHtml } from '../../content/sanitize.js';
@@ -26,8 +27,11 @@ export const LIST_LIMIT = 1000;
  * always returned): reading, presenting and serializing tens of MiB would hold the event loop for every request.
  */
 export const LIST_MAX_BYTES = 8 * 1024 * 1024;
-/** Rows are read at most about this many bytes a query, so that no single read of the list is long. */
-const READ_CHUNK_BYTES = 2 * 1024 * 1024;
+/**
+ * Rows are read at most about this many bytes a query (an article larger than that alone), so that no single read,
+ * nor serializing what it read, holds the event loop long: about one article of 1 MB per tick.
+ */
+const READ_CHUNK_BYTES = 1024 * 1024;
 const MAX_ASSETS_BYTES = 64 * 1024;
 const MAX_SEARCH_WORDS = 8;
 
@@ -36,8 +40,29 @@ export type ArticleHtmlSanitizer = (htmls: string[]) => Promise<string[]>;
 
 const sanitizeInline: ArticleHtmlSanitizer = async (htmls) => htmls.map(sanitizeArticleHtml);
 
+/**
+ * Articles to answer with, read and presented a slice at a time (about READ_CHUNK_BYTES a query, the event loop
+ * turning between slices) as they are iterated: a caller streams a large answer out as it is read, never holding
+ * 100 MB of them at once nor serializing them in one go.
+ */
+export interface ArticleRecords {
+  /** How many there are (an article deleted before its slice is read is left out). */
+  count: number;
+  /** About how many bytes their HTML, descriptions and assets hold (the stored lengths). */
+  bytes: number;
+  /** The articles in order, a slice at a time; iterate once. */
+  slices: AsyncIterable<ArticleView[]>;
+}
+
+/** Every article of the records, in order (for small answers and pages that show a few). */
+export async function allRecords(records: ArticleRecords): Promise<ArticleView[]> {
+  const all: ArticleView[] = [];
+  for await (const slice of records.slices) all.push(...slice);
+  return all;
+}
+
 export interface ArticleList {
-  articles: ArticleView[];
+  articles: ArticleRecords;
   /** How many articles match, whatever was returned. */
   total: number;
   /** The offset of the rest, when the list stopped short of the total (by count or by bytes). */
@@ -72,8 +97,7 @@ export class ArticleService {
       bytes += item.bytes;
       taken += 1;
     }
-    const rows = await this.readInSlices(window.slice(0, taken));
-    const list: ArticleList = { articles: await this.present(rows), total };
+    const list: ArticleList = { articles: this.records(window.slice(0, taken)), total };
     if (offset + taken < total && taken > 0) list.nextOffset = offset + taken;
     return list;
   }
@@ -83,7 +107,22 @@ export class ArticleService {
     await this.publications.access(principal, appId, 'write_articles');
   }
 
+  /** One page of articles, all of them read before it returns (the dashboard's pages of 20). */
   async page(principal: Principal, appId: string, page: number, options: ArticlePageOptions) {
+    const { records, total, perPage } = await this.pageRecords(principal, appId, page, options);
+    return { records: await allRecords(records), total, perPage };
+  }
+
+  /**
+   * One page of articles, read as they are iterated: a page of 100 articles of 1 MB is 100 MB, which the API streams
+   * out a slice at a time. Never cut short by size: a page holds per_page articles, as its arithmetic promises.
+   */
+  async pageRecords(
+    principal: Principal,
+    appId: string,
+    page: number,
+    options: ArticlePageOptions,
+  ): Promise<{ records: ArticleRecords; total: number; perPage: number }> {
     const { publication } = await this.publications.access(principal, appId);
     const perPage = options.per_page ?? 20;
     const filter: ArticleFilter = {
@@ -91,11 +130,11 @@ export class ArticleService {
       issueId: options.issue_id,
       words: searchWords(options.filter),
     };
-    const [rows, total] = await Promise.all([
-      this.queries.window(filter, orderOf(options), perPage, (page - 1) * perPage),
+    const [window, total] = await Promise.all([
+      this.queries.windowIds(filter, orderOf(options), perPage, (page - 1) * perPage),
       this.queries.count(filter),
     ]);
-    return { records: await this.present(rows), total, perPage };
+    return { records: this.records(window), total, perPage };
   }
 
   async get(principal: Principal, appId: string, id: number): Promise<ArticleView> {
@@ -146,8 +185,11 @@ export class ArticleService {
     return publication;
   }
 
-  /** Creates every article or none: a bad entry fails the whole import, naming its index. */
-  async importMany(principal: Principal, appId: string, items: FlexPdfArticleInput[]): Promise<ArticleView[]> {
+  /**
+   * Creates every article or none: a bad entry fails the whole import, naming its index. The created articles are
+   * read back as the answer is iterated (30 articles of 1 MB are 30 MB to answer with).
+   */
+  async importMany(principal: Principal, appId: string, items: FlexPdfArticleInput[]): Promise<ArticleRecords> {
     const { publication } = await this.publications.access(principal, appId, 'write_articles');
     await this.checkReferences(
       publication,
@@ -170,18 +212,21 @@ export class ArticleService {
       }
       return created;
     });
-    return this.present(await this.readInSlices(values.map((value, index) => ({ id: ids[index]!, bytes: value.html?.length ?? 0 }))));
+    // Sizes in characters: about the bytes, without walking 30 MB to count them exactly.
+    const sizeOf = (value: NewArticle) => (value.html?.length ?? 0) + (value.info?.length ?? 0);
+    return this.records(values.map((value, index) => ({ id: ids[index]!, bytes: sizeOf(value) })));
   }
 
-  /** The articles of a window, read a few MiB a query, letting the event loop turn between reads. */
-  private async readInSlices(window: { id: number; bytes: number }[]): Promise<ArticleRow[]> {
-    const rows: ArticleRow[] = [];
-    const turn = slicer();
-    for (const chunk of chunksByBytes(window, READ_CHUNK_BYTES)) {
-      rows.push(...(await this.queries.rows(chunk.map((item) => item.id))));
-      await turn();
-    }
-    return rows;
+  /** The articles of a window (ids in order, with their sizes), read a few MiB a query when iterated. */
+  private records(window: { id: number; bytes: number }[]): ArticleRecords {
+    const read = async function* (this: ArticleService): AsyncGenerator<ArticleView[]> {
+      for (const [index, chunk] of chunksByBytes(window, READ_CHUNK_BYTES).entries()) {
+        // The loop turns between reads: better-sqlite3 answers at once, so a chain of reads would never yield.
+        if (index > 0) await nextTurn();
+        yield this.present(await this.queries.rows(chunk.map((item) => item.id)));
+      }
+    };
+    return { count: window.length, bytes: window.reduce((sum, item) => sum + item.bytes, 0), slices: read.call(this) };
   }
 
   private async cleanHtml(html: string | null): Promise<string | null> {
