@@ -1,14 +1,9 @@
 // The dashboard's only way to build HTML: a tagged template that escapes every interpolated value unless it is
 // already SafeHtml (the result of another `html` template).
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-  '`': '&#96;',
-};
+import { escapeHtml } from '../content/text.js';
+
+export { escapeHtml };
 
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -16,10 +11,6 @@ export class SafeHtml {
   toString(): string {
     return this.value;
   }
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'`]/g, (character) => ESCAPES[character]!);
 }
 
 /** Anything a template may interpolate: text and numbers are escaped; null, undefined and false render nothing. */
