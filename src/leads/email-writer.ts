@@ -1,7 +1,7 @@
 import { generateBuiltinEmail, type GeneratedEmail, type LeadFacts, templateValues } from './generation/builtin.js';
 import type { LlmClient } from './generation/llm.js';
 import { buildLlmPrompt } from './generation/prompt.js';
-import { tidySubject } from './generation/text.js';
+import { tidySubject } from './generation/email-text.js';
 import { renderTemplate } from './templates/engine.js';
 
 export interface TemplateText {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_SUBJECT_CHARS, generateBuiltinEmail, templateValues } from '../../src/leads/generation/builtin.js';
 import type { GeneratedEmail, LeadFacts } from '../../src/leads/generation/builtin.js';
-import { condenseDescription, personName, sentenceCase, splitSentences, tidyBody } from '../../src/leads/generation/text.js';
+import { condenseDescription, personName, sentenceCase, splitSentences, tidyBody } from '../../src/leads/generation/email-text.js';
 import { TEMPLATE_VARIABLES } from '../../src/leads/templates/engine.js';
 
 const SENDER = { name: 'Dana Smith', company: 'Beacon Analytics', offer: 'help B2B sales teams research accounts and write first emails in minutes' };

@@ -5,8 +5,8 @@
 
 import { renderTemplate } from '../templates/engine.js';
 import type { TemplateValues } from '../templates/engine.js';
+import { singleLine } from '../../content/text.js';
 import {
-  collapseWhitespace,
   condenseDescription,
   endSentence,
   joinList,
@@ -15,7 +15,7 @@ import {
   tidyBody,
   tidySubject,
   truncateAtWord,
-} from './text.js';
+} from './email-text.js';
 
 export interface LeadFacts {
   firstName: string;
@@ -60,8 +60,8 @@ export function templateValues(facts: LeadFacts): TemplateValues {
     productDescription:
       condenseDescription(facts.company.product_description, { companyName, maxChars: TEMPLATE_DESCRIPTION_CHARS }) ?? '',
     industry: industries(facts).join(', '),
-    senderName: collapseWhitespace(facts.sender.name),
-    senderCompany: collapseWhitespace(facts.sender.company),
+    senderName: singleLine(facts.sender.name),
+    senderCompany: singleLine(facts.sender.company),
   };
 }
 
@@ -81,14 +81,14 @@ export function generateBuiltinEmail(facts: LeadFacts, template?: { subject: str
 }
 
 function companyNameOf(facts: LeadFacts): string {
-  return collapseWhitespace(facts.company.name) || facts.domain.trim();
+  return singleLine(facts.company.name) || facts.domain.trim();
 }
 
 function industries(facts: LeadFacts): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const raw of facts.company.industry) {
-    const keyword = collapseWhitespace(raw);
+    const keyword = singleLine(raw);
     if (keyword === '' || keyword.length > 40 || seen.has(keyword.toLowerCase())) continue;
     seen.add(keyword.toLowerCase());
     out.push(keyword);
@@ -108,9 +108,9 @@ function picker(digest: Buffer) {
 function writeEmail(facts: LeadFacts): GeneratedEmail {
   const first = personName(facts.firstName);
   const company = companyNameOf(facts);
-  const senderName = collapseWhitespace(facts.sender.name);
-  const senderCompany = collapseWhitespace(facts.sender.company);
-  const offer = collapseWhitespace(facts.sender.offer);
+  const senderName = singleLine(facts.sender.name);
+  const senderCompany = singleLine(facts.sender.company);
+  const offer = singleLine(facts.sender.offer);
   const pick = picker(
     stableDigest(
       facts.firstName, facts.lastName, facts.email, facts.domain, facts.company.name, facts.company.description ?? '',
@@ -184,7 +184,7 @@ const OFFER_VERBS = new Set([
 /** One sentence about what the sender offers, shaped to how the offer is written. */
 /** The offer without final punctuation, or undefined when it says nothing (empty, punctuation, a lone "an"). */
 function sayableOffer(offer: string): string | undefined {
-  const body = collapseWhitespace(offer).replace(/[\s.!;:,…]+$/u, '');
+  const body = singleLine(offer).replace(/[\s.!;:,…]+$/u, '');
   if (!/[\p{L}\p{N}]/u.test(body)) return undefined;
   const words = body.split(' ');
   if (words.length === 1) {

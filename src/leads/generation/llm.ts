@@ -11,7 +11,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { GeneratedEmail } from './builtin.js';
-import { collapseWhitespace, tidyBody } from './text.js';
+import { singleLine } from '../../content/text.js';
+import { retryAfterMs } from '../../net/retry-after.js';
+import { tidyBody } from './email-text.js';
 
 export interface LlmConfig {
   /** e.g. `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`; `/chat/completions` is appended. */
@@ -148,7 +150,7 @@ export function createLlmClient(config: LlmConfig): LlmClient {
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (timedOut) return { ok: false, error: new LlmError('timeout', `the LLM endpoint (${host}) did not answer within ${settings.timeoutMs} ms`), retryable: true };
       const code = (err as { code?: string }).code;
-      const detail = redact(collapseWhitespace(err instanceof Error ? err.message : String(err))).slice(0, 200);
+      const detail = redact(singleLine(err instanceof Error ? err.message : String(err))).slice(0, 200);
       return { ok: false, error: new LlmError('network', `the LLM endpoint (${host}) could not be reached${code ? ` (${code})` : ''}: ${detail}`), retryable: true };
     } finally {
       clearTimeout(timer);
@@ -228,11 +230,7 @@ export function retryAfter(headers: Record<string, string | string[] | undefined
   };
   const ms = Number(first('retry-after-ms'));
   if (first('retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
-  const value = first('retry-after')?.trim();
-  if (!value) return undefined;
-  if (/^\d+(?:\.\d+)?$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return retryAfterMs(first('retry-after'), now);
 }
 
 async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<{ text: string; tooLarge: boolean }> {
@@ -264,7 +262,7 @@ function upstreamMessage(text: string): string {
     // not JSON: the text itself (an HTML error page, a proxy's message)
   }
   const head = (typeof message === 'string' ? message : JSON.stringify(message) ?? '').slice(0, 2000);
-  const s = collapseWhitespace(head.replace(/<[^<>]{0,200}>/g, ' '));
+  const s = singleLine(head.replace(/<[^<>]{0,200}>/g, ' '));
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
 
@@ -287,7 +285,7 @@ export function parseEmail(content: string, maxSubjectChars = DEFAULTS.maxSubjec
   if (parsed === undefined) return 'the answer is not a JSON object';
   const fields = emailFields(parsed);
   if (!fields) return 'the JSON has no "subject" and "body" strings';
-  const subject = collapseWhitespace(fields.subject).replace(/^subject\s*:\s*/i, '');
+  const subject = singleLine(fields.subject).replace(/^subject\s*:\s*/i, '');
   const body = tidyBody(fields.body);
   if (subject === '') return 'the subject is empty';
   if (body === '') return 'the body is empty';

@@ -4,7 +4,8 @@
 import { renderTemplate } from '../templates/engine.js';
 import { templateValues } from './builtin.js';
 import type { LeadFacts } from './builtin.js';
-import { collapseWhitespace, tidyBody, tidySubject } from './text.js';
+import { singleLine } from '../../content/text.js';
+import { tidyBody, tidySubject } from './email-text.js';
 
 /** Bound on the prompt sent for one lead (a 20 KB template plus the facts fits comfortably). */
 export const MAX_PROMPT_CHARS = 40_000;
@@ -32,7 +33,7 @@ export function buildLlmPrompt(facts: LeadFacts, template?: { subject: string; b
   } else {
     lines.push('Only the company domain is known: do not guess or describe what the company does.');
   }
-  const offer = collapseWhitespace(facts.sender.offer);
+  const offer = singleLine(facts.sender.offer);
   lines.push(
     '',
     `Sender: ${[values.senderName, values.senderCompany].filter(Boolean).join(', ') || 'unknown'}.`,

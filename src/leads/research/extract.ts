@@ -6,7 +6,8 @@ import { normalizeKeywords, salientWords } from './keywords.js';
 import { companyLabel, nameFromTitle } from './name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
-import { cleanOrNull, cleanText, matchKey, truncate } from './text.js';
+import { truncate } from '../../content/text.js';
+import { cleanOrNull, cleanText, matchKey } from './clean-text.js';
 import type { CompanyProfile } from './types.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_PRODUCT_DESCRIPTION_LENGTH } from './types.js';
 

@@ -1,5 +1,4 @@
-import { ResultType, Sniffer } from 'encoding-sniffer/sniffer';
-import { contentTypeCharset, decodeFeedBody } from '../../portal/feeds/decode.js';
+import { decodeHtmlBody } from '../../content/charset.js';
 import { FetchError } from '../../net/safe-fetch.js';
 import type { SafeFetcher } from '../../net/safe-fetch.js';
 
@@ -35,31 +34,13 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Whether a body without a usable Content-Type starts like an HTML document. */
-export function looksLikeHtml(body: Buffer): boolean {
+/**
+ * Whether a body without a usable Content-Type starts like an HTML document (a byte sniff, looser than the feed
+ * reader's check of an XML document's root element: a page may start with its <title> or a <meta>).
+ */
+function startsLikeHtml(body: Buffer): boolean {
   const head = body.subarray(0, 1024).toString('latin1').replace(/^\xEF\xBB\xBF/, '');
   return /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|title|meta)\b/i.test(head);
-}
-
-/** How far into a page its charset declaration is looked for (the HTML standard's prescan reads 1024 bytes). */
-const SNIFF_BYTES = 4096;
-
-/**
- * The charset a page declares in its first bytes, by the HTML standard's prescan (encoding-sniffer): <meta charset>,
- * <meta http-equiv="Content-Type" content="...; charset=">, an XML declaration; comments skipped, labels resolved to
- * their encoding (x-cp1251 → windows-1251).
- */
-export function metaCharset(body: Buffer): string | undefined {
-  const sniffer = new Sniffer({ maxBytes: SNIFF_BYTES });
-  sniffer.write(body.subarray(0, SNIFF_BYTES));
-  const declared = sniffer.resultType === ResultType.META_TAG || sniffer.resultType === ResultType.XML_ENCODING;
-  return declared ? sniffer.encoding.toLowerCase() : undefined;
-}
-
-/** The page's text: byte order mark, then the HTTP charset, then <meta charset>, then UTF-8, then windows-1252. */
-export function decodeHtml(body: Buffer, contentType: string | undefined): { text: string; charset: string } {
-  const declared = contentTypeCharset(contentType) ?? metaCharset(body);
-  return decodeFeedBody(body, declared ? `text/html; charset=${declared}` : undefined);
 }
 
 export interface FetchPageOptions {
@@ -86,10 +67,10 @@ export async function fetchHtmlPage(fetcher: SafeFetcher, url: string, options: 
   }
   if (res.body.length === 0) throw new PageError('empty', 'the page is empty');
   const type = mediaType(res.headers['content-type']);
-  if (!HTML_TYPES.has(type) && !(UNKNOWN_TYPES.has(type) && looksLikeHtml(res.body))) {
+  if (!HTML_TYPES.has(type) && !(UNKNOWN_TYPES.has(type) && startsLikeHtml(res.body))) {
     throw new PageError('not_html', `not an HTML page (${type === '' ? 'no content type' : type.slice(0, 100)})`);
   }
-  const { text, charset } = decodeHtml(res.body, res.headers['content-type']);
+  const { text, charset } = decodeHtmlBody(res.body, res.headers['content-type']);
   const contentLanguage = res.headers['content-language'];
   return { url: res.url, html: text, charset, contentLanguage };
 }

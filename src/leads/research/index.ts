@@ -7,7 +7,7 @@ import type { ExtractedCompany } from './extract.js';
 import { fetchHtmlPage, PageError } from './fetch-page.js';
 import type { HtmlPage } from './fetch-page.js';
 import { profileFromDomain } from './name.js';
-import { truncate } from './text.js';
+import { truncate } from '../../content/text.js';
 import type { CompanyProfile, ResearchDeps, ResearchOutcome } from './types.js';
 import { MAX_PRODUCT_DESCRIPTION_LENGTH } from './types.js';
 

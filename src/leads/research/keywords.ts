@@ -1,5 +1,5 @@
 import { MAX_KEYWORD_LENGTH, MAX_KEYWORDS } from './types.js';
-import { cleanText, matchKey } from './text.js';
+import { cleanText, matchKey } from './clean-text.js';
 
 // Industry keywords: what the site declares (meta keywords, JSON-LD), else the salient words of its description.
 

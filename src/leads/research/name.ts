@@ -2,7 +2,8 @@ import { domainToUnicode } from 'node:url';
 import { getDomain } from 'tldts';
 import type { CompanyProfile } from './types.js';
 import { MAX_NAME_LENGTH } from './types.js';
-import { cleanText, collapseWhitespace, matchKey } from './text.js';
+import { collapseWhitespace } from '../../content/text.js';
+import { cleanText, matchKey } from './clean-text.js';
 
 // Company names from what a domain and a page title tell.
 

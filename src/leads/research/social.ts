@@ -1,5 +1,5 @@
 import type { SocialNetwork } from './types.js';
-import { matchKey } from './text.js';
+import { matchKey } from './clean-text.js';
 
 // Company pages on social networks, told apart from share buttons, posts and the networks' own pages.
 

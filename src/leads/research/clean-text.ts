@@ -1,4 +1,4 @@
-import { collapseWhitespace, htmlToText, truncate } from '../../portal/feeds/text.js';
+import { collapseWhitespace, htmlToText, truncate } from '../../content/text.js';
 
 // Text as it leaves the research module: decoded, tag-free, whitespace-collapsed, bounded.
 
@@ -32,5 +32,3 @@ export function matchKey(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '');
 }
-
-export { collapseWhitespace, truncate };

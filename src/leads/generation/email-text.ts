@@ -3,14 +3,7 @@
 // the script, text is only trimmed, cut at a boundary or re-cased at its first letter.
 
 import { createHash } from 'node:crypto';
-
-/** Whitespace runs (any Unicode space, line breaks included) become one space; zero-width characters go. */
-export function collapseWhitespace(text: string): string {
-  return text
-    .replace(/[\u200b-\u200d\u2060\ufeff]/g, '')
-    .replace(/[\p{Cc}\s]+/gu, ' ')
-    .trim();
-}
+import { singleLine } from '../../content/text.js';
 
 /** Upper-cases the first letter; text written entirely in capitals (a shouted tagline) is lower-cased first. */
 export function sentenceCase(text: string): string {
@@ -32,7 +25,7 @@ export function sentenceCase(text: string): string {
  * ("JOHN", "mary-jane" → "John", "Mary-Jane"); mixed spellings (McDonald, van der Berg) are kept.
  */
 export function personName(name: string): string {
-  const s = collapseWhitespace(name);
+  const s = singleLine(name);
   const hasUpper = /\p{Lu}/u.test(s);
   const hasLower = /\p{Ll}/u.test(s);
   if (hasUpper && hasLower) return s;
@@ -180,7 +173,7 @@ export function condenseDescription(text: string | null | undefined, options: Co
   const companyName = options.companyName ?? '';
   const max = options.maxChars ?? 160;
   // Bounded work on hostile input: nothing past the first few sentences is ever used.
-  const cleaned = stripDecorations(collapseWhitespace(Array.from(text.slice(0, 4000)).slice(0, 2000).join('')), companyName);
+  const cleaned = stripDecorations(singleLine(Array.from(text.slice(0, 4000)).slice(0, 2000).join('')), companyName);
   if (cleaned === '') return undefined;
 
   const company = companyName.trim().toLowerCase();
@@ -223,7 +216,7 @@ export function endSentence(clause: string): string {
 
 /** A subject: one line, single spaces. */
 export function tidySubject(subject: string): string {
-  return collapseWhitespace(subject);
+  return singleLine(subject);
 }
 
 /**
