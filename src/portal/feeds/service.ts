@@ -5,7 +5,6 @@ import type { Database, Publication, RssFeedRow } from '../../db/types.js';
 import { AppError, conflict, invalidField, notFound } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
-import { idsInPublication } from '../publications/queries.js';
 import { claimFeedRun, feedCategoryIds, feedHoldingUrl, findFeed, insertFeed, listFeeds, queueFeedRun, setFeedCategories, STALE_RUN_MS } from './queries.js';
 import { emptyResult, type FeedRunner } from './runner.js';
 import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
@@ -171,7 +170,7 @@ export class FeedService {
   }
 
   private async checkCategories(publication: Publication, ids: number[]): Promise<void> {
-    const known = await idsInPublication(this.db, 'categories', publication.id, ids);
+    const known = await this.publications.idsInPublication(publication, 'categories', ids);
     const unknown = ids.find((categoryId) => !known.has(categoryId));
     if (unknown !== undefined) throw invalidField('/category_ids', `names ${unknown}, which is not a category of this publication`);
   }

@@ -48,6 +48,11 @@ export class PublicationQueries {
     return this.db.insertInto('publications').values(values).returningAll().executeTakeFirstOrThrow();
   }
 
+  /** The ids among `ids` that are categories (or issues) of the publication. */
+  idsInPublication(table: 'categories' | 'issues', publicationId: number, ids: number[]): Promise<Set<number>> {
+    return idsInPublication(this.db, table, publicationId, ids);
+  }
+
   private held(userId: number, accountId: number) {
     return this.db
       .selectFrom('publications')

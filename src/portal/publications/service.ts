@@ -52,6 +52,11 @@ export class PublicationService {
     requireAction(level, action);
     return { publication, level };
   }
+
+  /** The ids among `ids` that are categories (or issues) of the publication: references must stay inside it. */
+  idsInPublication(publication: Publication, table: 'categories' | 'issues', ids: number[]): Promise<Set<number>> {
+    return this.queries.idsInPublication(table, publication.id, ids);
+  }
 }
 
 export function presentPublication(publication: PublicationWithAccess) {
