@@ -4,7 +4,7 @@
 //    child process of its own so that its peak memory (maxRSS) is the import's: created and synchronized through
 //    the API from a local HTTP server. Then re-synchronizations of the unchanged feed, via 304 Not Modified (ETag)
 //    and via 200 with identical content, with the rows each one writes (counted by temporary triggers).
-// 2. Parsing throughput in MB/s of Masthead's parser (src/portal/feeds: decoding, parsing, normalizing and
+// 2. Parsing throughput in MB/s of Masthead's parser (src/reader: decoding, parsing, normalizing and
 //    sanitizing every entry) beside rss-parser and @rowanmanning/feed-parser (parsing only, every field read) on the
 //    same inputs: the XML files of the test corpus that all three read (test/fixtures/feeds, or the larger folder
 //    named by FEED_CORPUS, e.g. FEED_CORPUS=../shared/feeds), and the generated feed.
@@ -20,9 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { parseFeed as parseWithRowanmanning } from '@rowanmanning/feed-parser';
 import { sql } from 'kysely';
 import RssParser from 'rss-parser';
-import type { FeedEntry } from '../src/portal/feeds/entries.js';
-import { parseFeed } from '../src/portal/feeds/index.js';
-import { read, wellFormedFiles } from '../test/portal/feeds/corpus.js';
+import { type FeedEntry, parseFeed } from '../src/reader/index.js';
+import { read, wellFormedFiles } from '../test/reader/corpus.js';
 import { fixed, table } from './report.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -24,15 +24,17 @@ import { AuditService } from './portal/audit/service.js';
 import { CategoryQueries } from './portal/categories/queries.js';
 import { CategoryService } from './portal/categories/service.js';
 import { ClientService } from './portal/clients/service.js';
-import { buildFeeds } from './portal/feeds/compose.js';
-import { pooledFeedReader } from './portal/feeds/reader.js';
-import type { FeedScheduler } from './portal/feeds/scheduler.js';
+import { FeedRunner } from './portal/feeds/runner.js';
+import { FeedScheduler } from './portal/feeds/scheduler.js';
+import { FeedService } from './portal/feeds/service.js';
+import type { FeedSource } from './portal/feeds/sync.js';
 import { IssueQueries } from './portal/issues/queries.js';
 import { IssueService } from './portal/issues/service.js';
 import { PublicationQueries } from './portal/publications/queries.js';
 import { PublicationService } from './portal/publications/service.js';
 import { type PortalServices, portalRoutes, portalSchemas } from './portal/routes.js';
 import { sessionRoutes } from './portal/sessions/routes.js';
+import { pooledFeedReader } from './reader/index.js';
 import { sanitizeArticlesInPool, WorkerPool } from './workers/pool.js';
 
 export interface AppDeps {
@@ -119,19 +121,17 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   app.addHook('onClose', () => workers.close());
   const fetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: FEED_USER_AGENT });
   app.addHook('onClose', () => fetcher.close());
-  const feeds = buildFeeds({
-    db,
-    dialect,
-    publications,
-    fetch: (url, options) => fetcher.fetch(url, options),
-    reader: pooledFeedReader(workers),
-    settings: config.feeds,
-    log: app.log,
+  // Feeds are read in the worker threads; the manual and the scheduled synchronize share one runner.
+  const feedSource: FeedSource = { fetch: (url, options) => fetcher.fetch(url, options), reader: pooledFeedReader(workers) };
+  const feedRunner = new FeedRunner(db, feedSource, { intervalMinutes: config.feeds.syncIntervalMinutes });
+  const feedScheduler = new FeedScheduler(db, dialect, feedRunner, { logger: app.log });
+  const feeds = new FeedService(db, publications, feedSource, feedRunner, () => feedScheduler.wake());
+  app.decorate('feedScheduler', feedScheduler);
+  app.addHook('onReady', async () => {
+    if (config.feeds.scheduler) feedScheduler.start();
   });
-  app.decorate('feedScheduler', feeds.scheduler);
-  app.addHook('onReady', async () => feeds.start());
   // Registered after the fetcher's hook, so run before it (onClose hooks run last-registered first).
-  app.addHook('onClose', () => feeds.stop());
+  app.addHook('onClose', () => feedScheduler.stop());
   const portal: PortalServices = {
     accounts,
     publications,
@@ -140,7 +140,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     issues: new IssueService(new IssueQueries(db), publications),
     clients: new ClientService(db),
     audit: new AuditService(new AuditQueries(db)),
-    feeds: feeds.service,
+    feeds,
   };
   await app.register(portalRoutes, { prefix: '/api/portal/v1', ...portal });
   // Signing in needs no key, so it sits beside the portal's authenticated scope (same prefix), not inside it.

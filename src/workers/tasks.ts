@@ -4,8 +4,7 @@
 
 import { sanitizeArticleHtml } from '../content/sanitize.js';
 import { type JsonParseOutcome, parseJsonBytes } from '../http/json-body.js';
-import type { CleanedEntry, EntrySource } from '../portal/feeds/entries.js';
-import { cleanEntries, type FeedReadOutcome, readFeedOutcome } from '../portal/feeds/reader.js';
+import { type CleanedEntry, cleanEntries, type EntrySource, type FeedReadOutcome, readFeedOutcome } from '../reader/index.js';
 
 /** Structured cloning turns a Buffer into a plain Uint8Array: the same bytes as a Buffer again, without a copy. */
 function asBuffer(bytes: Uint8Array): Buffer {

@@ -16,7 +16,7 @@ import {
 } from './schedule.js';
 import type { SyncResultView } from './schemas.js';
 import { cleanEntriesForImport, FeedReadError, type FeedSource, fetchFeed, importEntries } from './sync.js';
-import { normalizeFeedUrl } from './urls.js';
+import { normalizeFeedUrl } from './feed-url.js';
 
 /** The run's lease was taken over (it outlived the stale limit): its writes are rolled back. */
 class LeaseLost extends Error {}

@@ -2,7 +2,8 @@
 // the feed's own freshness hints (RSS <ttl>, Cache-Control max-age, Expires) allow, exponentially later after
 // failures, and never before a Retry-After.
 
-import type { NormalizedEntry } from './types.js';
+import { retryAfterMs } from '../../net/retry-after.js';
+import type { NormalizedEntry } from '../../reader/index.js';
 
 export interface ScheduleSettings {
   /** The regular interval between synchronizations of a feed (FEED_SYNC_INTERVAL_MINUTES). */
@@ -82,16 +83,8 @@ export function nextSyncAfterFailure(now: Date, failures: number, settings: Sche
 
 /** A Retry-After header (delta-seconds or an HTTP date) as seconds from now, at most a week; undefined if unreadable. */
 export function retryAfterSeconds(value: string | undefined, now: Date): number | undefined {
-  if (!value) return undefined;
-  const text = value.trim();
-  let seconds: number;
-  if (/^\d+$/.test(text)) seconds = Number(text);
-  else {
-    const date = Date.parse(text);
-    if (!Number.isFinite(date)) return undefined;
-    seconds = Math.ceil((date - now.getTime()) / 1000);
-  }
-  return clamp(seconds, 0, MAX_RETRY_AFTER_SECONDS);
+  const ms = retryAfterMs(value, now.getTime());
+  return ms === undefined ? undefined : clamp(Math.ceil(ms / 1000), 0, MAX_RETRY_AFTER_SECONDS);
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -9,7 +9,7 @@ import { claimFeedRun, feedCategoryIds, feedHoldingUrl, findFeed, insertFeed, li
 import { emptyResult, type FeedRunner } from './runner.js';
 import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
 import { FeedReadError, type FeedSource, locateFeed } from './sync.js';
-import { normalizeFeedUrl } from './urls.js';
+import { normalizeFeedUrl } from './feed-url.js';
 
 export class FeedService {
   constructor(
@@ -33,7 +33,7 @@ export class FeedService {
 
   /**
    * Fetches and parses the feed once: a URL that is not a readable feed is refused; its own title and the like are the
-   * defaults. A publication takes a feed once (its URL compared normalized, urls.ts): a URL it holds already, or a
+   * defaults. A publication takes a feed once (its URL compared normalized, feed-url.ts): a URL it holds already, or a
    * page or a permanent redirect leading to one, is a conflict.
    */
   async create(principal: Principal, appId: string, input: RssFeedCreateInput): Promise<RssFeedView> {

@@ -6,13 +6,19 @@ import type { ArticleChanges, Database, NewArticle, RssFeedRow } from '../../db/
 import { FetchError, type SafeFetchResponse } from '../../net/safe-fetch.js';
 import { nowIso } from '../../time.js';
 import { insertArticle, updateArticle } from '../articles/queries.js';
-import type { FeedEntry } from './entries.js';
-import { FeedParseError, type NormalizedEntry, type NormalizedFeed } from './index.js';
-import { looksLikeHtml } from './prepare.js';
-import { contentHash, keyEntries } from './dedupe.js';
-import { type ImportedEntry, importedEntries } from './queries.js';
-import { type FeedReader, feedEntries } from './reader.js';
+import {
+  contentHash,
+  type FeedEntry,
+  feedEntries,
+  FeedParseError,
+  type FeedReader,
+  keyEntries,
+  looksLikeHtml,
+  type NormalizedEntry,
+  type NormalizedFeed,
+} from '../../reader/index.js';
 import { slicer } from '../../workers/slices.js';
+import { type ImportedEntry, importedEntries } from './queries.js';
 import { retryAfterSeconds } from './schedule.js';
 
 export type FeedFetch = (url: string, options: { headers?: Record<string, string>; signal?: AbortSignal }) => Promise<SafeFetchResponse>;
@@ -132,11 +138,12 @@ function entryArticle(feed: RssFeedRow, entry: NormalizedEntry, now: string): En
 /**
  * The entries a feed imported before, found again for the entries of this fetch. First by key. An entry whose key
  * is not stored may still have been imported under another key: when the feed's criterion stepped down (guid ->
- * link -> hash, dedupe.ts), its entries were stored under their guid (or link), and each stored entry keeps its link
- * and content hash beside its key for this; entries stored before keys had kinds are `legacy:` + the guid, link or
- * hash they were keyed by then. Each stored entry answers for one entry of the fetch at most, and those found by key
- * are taken first. Matching both ways here, rather than re-keying every stored entry when the criterion changes,
- * also covers a switch whose re-keyed keys would collide (two guids of one link): the first entry takes the row.
+ * link -> hash, src/reader/dedupe.ts), its entries were stored under their guid (or link), and each stored entry
+ * keeps its link and content hash beside its key for this; entries stored before keys had kinds are `legacy:` + the
+ * guid, link or hash they were keyed by then. Each stored entry answers for one entry of the fetch at most, and those
+ * found by key are taken first. Matching both ways here, rather than re-keying every stored entry when the criterion
+ * changes, also covers a switch whose re-keyed keys would collide (two guids of one link): the first entry takes the
+ * row.
  */
 class StoredEntries {
   private readonly byKey = new Map<string, ImportedEntry>();

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { basename, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseFeed } from '../../../src/portal/feeds/index.js';
+import { parseFeed } from '../../../src/reader/index.js';
 import { client, createOwner, createPublication, DIALECTS, startApp, type TestApp } from '../../helpers/app.js';
 import { PORTAL } from '../../helpers/portal.js';
-import { CORPUS, read, wellFormedFiles } from './corpus.js';
+import { CORPUS, read, wellFormedFiles } from '../../reader/corpus.js';
 import { feedServer, type FeedServer } from './fixtures.js';
 
 // Every well-formed feed of the corpus (test/fixtures/feeds, or FEED_CORPUS), served by a local server, created and

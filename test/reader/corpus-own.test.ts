@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseFeed, type NormalizedFeed } from '../../../src/portal/feeds/index.js';
+import { parseFeed, type NormalizedFeed } from '../../src/reader/index.js';
 import { CORPUS_URL, FIXTURES, feedFiles, read } from './corpus.js';
 
 // The feeds written for Masthead (test/fixtures/feeds/own, listed in test/fixtures/feeds/README.md). They stand in

@@ -1,12 +1,11 @@
 // Reading a fetched feed and cleaning its entries: CPU work on input of up to 15 MiB that a feed's owner controls,
 // so it runs in worker threads (tasks.ts in src/workers) when the app has a pool, never holding the event loop
-// for the length of a whole feed. Without a pool (some tests and tools) it runs inline, with the same results.
+// for the length of a whole feed.
 
 import { FeedParseError } from './errors.js';
 import { type CleanedEntry, cleanEntry, type EntrySource, type EntryState, FeedEntry } from './entries.js';
 import { type FeedResponse, parseFeed } from './parse.js';
 import type { NormalizedEntry, NormalizedFeed } from './types.js';
-import type { WorkerPool } from '../../workers/pool.js';
 
 export interface FeedReader {
   /** Decodes, parses and normalizes a response body; throws FeedParseError when it is not a readable feed. */
@@ -30,11 +29,11 @@ export function feedEntries(entries: NormalizedEntry[]): FeedEntry[] {
   });
 }
 
-export function feedToState(feed: NormalizedFeed): FeedState {
+function feedToState(feed: NormalizedFeed): FeedState {
   return { ...feed, entries: feedEntries(feed.entries).map((entry) => entry.toState()) };
 }
 
-export function feedFromState(state: FeedState): NormalizedFeed {
+function feedFromState(state: FeedState): NormalizedFeed {
   return { ...state, entries: state.entries.map((entry) => new FeedEntry(entry)) };
 }
 
@@ -52,14 +51,6 @@ export function cleanEntries(sources: EntrySource[]): CleanedEntry[] {
   return sources.map(cleanEntry);
 }
 
-/** Reads and cleans on the calling thread. */
-export const inlineFeedReader: FeedReader = {
-  read: async (response) => parseFeed(response),
-  clean: async (entries) => {
-    for (const entry of entries) if (!entry.isCleaned) entry.applyCleaned(cleanEntry(entry.source()));
-  },
-};
-
 /** About this much raw text per cleaning task: several workers share a big feed, and no message is huge. */
 const CLEAN_CHUNK_CHARS = 1024 * 1024;
 
@@ -68,8 +59,14 @@ function rawSize(entry: EntrySource): number {
   return 256 + (title?.value.length ?? 0) + (summary?.value.length ?? 0) + (content?.value.length ?? 0) + (author?.length ?? 0);
 }
 
+/** Worker threads that run readFeedOutcome and cleanEntries as tasks: the app's WorkerPool (src/workers). */
+export interface FeedTaskRunner {
+  run(task: 'readFeed', input: FeedResponse): Promise<FeedReadOutcome>;
+  runEach(task: 'cleanFeedEntries', inputs: EntrySource[][]): Promise<CleanedEntry[][]>;
+}
+
 /** Reads each feed in one worker task, and cleans entries in tasks of about 1 MiB of text, spread over the pool. */
-export function pooledFeedReader(pool: WorkerPool): FeedReader {
+export function pooledFeedReader(pool: FeedTaskRunner): FeedReader {
   return {
     async read({ body, contentType, url }) {
       const outcome = await pool.run('readFeed', { body, contentType, url });

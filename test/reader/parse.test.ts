@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import iconv from 'iconv-lite';
-import { keyEntries } from '../../../src/portal/feeds/dedupe.js';
-import { FeedParseError, parseFeed, type NormalizedFeed } from '../../../src/portal/feeds/index.js';
+import { keyEntries } from '../../src/reader/dedupe.js';
+import { FeedParseError, parseFeed, type NormalizedFeed } from '../../src/reader/index.js';
 
 const URL = 'https://news.example.com/feed.xml';
 

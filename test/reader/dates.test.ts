@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseFeedDate } from '../../../src/portal/feeds/dates.js';
+import { parseFeedDate } from '../../src/reader/dates.js';
 
 describe('parseFeedDate', () => {
   const cases: Array<[string, string | undefined]> = [

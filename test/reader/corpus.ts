@@ -1,13 +1,13 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { collapseWhitespace, htmlToText } from '../../../src/portal/feeds/text.js';
-import type { NormalizedFeed } from '../../../src/portal/feeds/types.js';
+import { collapseWhitespace, htmlToText } from '../../src/content/text.js';
+import type { NormalizedFeed } from '../../src/reader/types.js';
 
 // The feed corpus of the tests (test/fixtures/feeds, see its README) and feedparser's `Expect:` expressions read as checks.
 
 /** The feeds in the repository: feedparser's test suite (feedparser/, BSD-2) and feeds written for Masthead (own/). */
-export const FIXTURES = fileURLToPath(new URL('../../fixtures/feeds', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('../fixtures/feeds', import.meta.url));
 /**
  * The corpus the corpus tests and the bench read: the fixtures, or a larger folder laid out alike, named by
  * FEED_CORPUS: feedparser's suite in feedparser/, beside folders of whole feeds.

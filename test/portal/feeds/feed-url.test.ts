@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { normalizeFeedUrl } from '../../../src/portal/feeds/urls.js';
+import { normalizeFeedUrl } from '../../../src/portal/feeds/feed-url.js';
 
 describe('normalizeFeedUrl: the form a feed URL is stored and compared in', () => {
   it('lower-cases scheme and host, drops the default port and the fragment, gives an empty path its slash', () => {

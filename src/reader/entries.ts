@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
-import { sanitizeImportedHtml } from '../../content/sanitize.js';
+import { sanitizeImportedHtml } from '../content/sanitize.js';
+import { collapseWhitespace, escapeHtml, htmlToText, truncate } from '../content/text.js';
 import { parseFeedDate } from './dates.js';
 import type { RawEntry, RawText } from './formats.js';
-import { collapseWhitespace, escapeHtml, htmlToText, truncate } from './text.js';
 import { type EntryKeyKind, LIMITS, type NormalizedEntry } from './types.js';
 import { httpUrl } from './urls.js';
 
 // One feed entry as Masthead imports it: plain-text title and summary, sanitized HTML with absolute URLs, a cover,
 // dates in UTC. The identifying fields (guid, link, dates) are read at once; the cleaned text and HTML are made
-// later, so that a synchronize spends the sanitizer only on the entries it imports or updates (in a worker thread,
-// see sync.ts), and tells an unchanged entry by `sourceHash` (what the feed says, before any cleaning).
+// later, so that a synchronize spends the sanitizer only on the entries it imports or updates (in a worker
+// thread, see src/portal/feeds/sync.ts), and tells an unchanged entry by `sourceHash` (what the feed says, before
+// any cleaning).
 
 export function plainText(text: RawText | undefined): string {
   if (!text) return '';

@@ -8,13 +8,13 @@ import {
   parseFeed as parseWithFeedsmith,
   type AnyFeed,
 } from 'feedsmith';
-import { decodeFeedBody } from './decode.js';
+import { decodeBody } from '../content/charset.js';
+import { truncate } from '../content/text.js';
 import { assignKeys } from './dedupe.js';
 import { normalizeEntry, plainText } from './entries.js';
 import { FeedParseError } from './errors.js';
 import { toRawFeed } from './formats.js';
 import { prepareXml } from './prepare.js';
-import { truncate } from './text.js';
 import { LIMITS, type NormalizedFeed } from './types.js';
 import { httpUrl } from './urls.js';
 
@@ -58,7 +58,7 @@ function readWithFeedsmith(text: string): AnyFeed {
  * `malformed` for feeds too broken to read.
  */
 export function parseFeed({ body, contentType, url }: FeedResponse): NormalizedFeed {
-  const { text, charset } = decodeFeedBody(body, contentType);
+  const { text, charset } = decodeBody(body, contentType);
   if (!text.trim()) throw new FeedParseError('not_a_feed', 'the response is empty');
   const feedUrl = httpUrl(url);
   const raw = toRawFeed(readWithFeedsmith(text), feedUrl);

@@ -1,5 +1,5 @@
+import { decodeHTMLStrict } from 'entities';
 import { FeedParseError } from './errors.js';
-import { HTML_ENTITIES } from './html-entities.js';
 
 // Text-level fixes made before the XML parser sees a feed: no DTD (so no entity expansion of any kind, internal
 // or external), HTML's named entities turned into numeric references XML understands, and HTML pages told apart
@@ -46,20 +46,28 @@ const CDATA_SECTION = /(<!\[CDATA\[[\s\S]*?\]\]>)/;
  */
 function escapeMarkupDeclarations(cdata: string): string {
   const text = cdata.slice(9, -3);
-  if (!text.includes('<!')) return cdata;
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text.includes('<!') ? escapeXmlText(text) : cdata;
 }
 
 /** A CDATA section, or a named reference: one pass over the text finds both. */
 const CDATA_OR_NAMED_REFERENCE = /<!\[CDATA\[[\s\S]*?\]\]>|&([A-Za-z][A-Za-z0-9]{1,31});/g;
 
-/** `&nbsp;` → `&#160;` and so on, outside CDATA sections; the five XML entities and unknown names stay as they are. */
+const XML_ENTITIES = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
+
+/**
+ * HTML's named references (`&nbsp;` → `&#160;`, `&NotEqualTilde;` → `&#8770;&#824;`: the HTML5 names, by the
+ * `entities` package) as numeric references, outside CDATA sections; the five XML entities and unknown names stay as
+ * they are.
+ */
 export function numericEntities(xml: string): string {
   if (!xml.includes('&') && !xml.includes('<![CDATA[')) return xml;
   return xml.replace(CDATA_OR_NAMED_REFERENCE, (whole, name: string | undefined) => {
     if (name === undefined) return escapeMarkupDeclarations(whole);
-    const codePoint = HTML_ENTITIES[name];
-    return codePoint === undefined ? whole : `&#${codePoint};`;
+    if (XML_ENTITIES.has(name)) return whole;
+    // Strict: the whole name, semicolon included, or nothing (`&notit;` is not `&not;` followed by "it;").
+    const decoded = decodeHTMLStrict(whole);
+    if (decoded === whole) return whole;
+    return Array.from(decoded, (character) => `&#${character.codePointAt(0)};`).join('');
   });
 }
 
