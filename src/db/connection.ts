@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl, type PostgresPoolSettings } from '../config.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Database } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -39,7 +40,10 @@ export function openStorage(databaseUrl: string, poolSettings: PostgresPoolSetti
   const connectionLost = (error: Error) => {
     for (const listener of lostListeners) listener(error);
   };
-  const db = dialect === 'postgres' ? openPostgres(databaseUrl, poolSettings, connectionLost) : openSqlite(databaseUrl);
+  const sqliteFile = dialect === 'sqlite' && databaseUrl !== ':memory:';
+  const db = dialect === 'postgres' ? openPostgres(databaseUrl, poolSettings, connectionLost) : openSqlite(databaseUrl, sqliteFile);
+  // Started once the file is in WAL mode (a mode the file keeps), so the two connections never race to set it.
+  const checkpointer = sqliteFile ? startCheckpointer(databaseUrl) : undefined;
   return {
     db,
     dialect,
@@ -59,14 +63,19 @@ export function openStorage(databaseUrl: string, poolSettings: PostgresPoolSetti
       }
     },
     onConnectionLost: (listener) => void lostListeners.push(listener),
-    close: () => db.destroy(),
+    async close() {
+      await db.destroy();
+      await checkpointer?.stop();
+    },
   };
 }
 
-function openSqlite(path: string): Kysely<Database> {
+function openSqlite(path: string, checkpointedElsewhere: boolean): Kysely<Database> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
   database.pragma('journal_mode = WAL');
+  // The checkpointer's thread copies the log into the database file, rather than the commit that fills it.
+  if (checkpointedElsewhere) database.pragma('wal_autocheckpoint = 0');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
