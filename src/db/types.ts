@@ -140,7 +140,7 @@ export interface RssFeedTable {
   publication_id: number;
   url: string;
   /**
-   * The URL as compared for duplicates (feeds/urls.ts normalizeFeedUrl), unique per publication. Null only for a feed
+   * The URL as compared for duplicates (portal/feeds/feed-url.ts normalizeFeedUrl), unique per publication. Null only for a feed
    * that duplicated an older one of its publication when migration 010 came (kept, deactivated): its runs fail while
    * the older feed exists, and the first run after that one is gone takes the URL over.
    */

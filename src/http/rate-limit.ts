@@ -4,7 +4,7 @@ import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import type { PlanLimits, PlanName } from '../config.js';
 import { AppError } from '../errors.js';
-import { principalOf } from './auth.js';
+import { principalOf } from '../accounts/api-key-hook.js';
 
 export interface PlanRateLimitOptions {
   plans: Record<PlanName, PlanLimits>;

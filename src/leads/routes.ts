@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AccountService } from '../accounts/service.js';
-import { principalOf, requireApiKey } from '../http/auth.js';
+import { principalOf, requireApiKey } from '../accounts/api-key-hook.js';
 import { type PlanRateLimitOptions, registerPlanRateLimit } from '../http/rate-limit.js';
 import { errorResponses } from '../http/schemas.js';
 import type { IdempotencyStore, StoredResponse } from './idempotency/store.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type TObject, Type } from '@sinclair/typebox';
 import type { Principal } from '../accounts/service.js';
-import { principalOf } from '../http/auth.js';
+import { principalOf } from '../accounts/api-key-hook.js';
 import { AppIdAndIdParams, AppIdParams, NoContent, errorResponses } from '../http/schemas.js';
 
 /** The five operations of a small per-publication collection (categories, issues). */

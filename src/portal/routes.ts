@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AccountService } from '../accounts/service.js';
-import { requireApiKey } from '../http/auth.js';
+import { requireApiKey } from '../accounts/api-key-hook.js';
 import { Article } from './articles/schemas.js';
 import { articleRoutes } from './articles/routes.js';
 import type { ArticleService } from './articles/service.js';

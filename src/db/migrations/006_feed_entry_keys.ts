@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../connection.js';
 
-// Entry keys that carry their kind, and a key criterion per feed (see src/portal/feeds/dedupe.ts).
+// Entry keys that carry their kind, and a key criterion per feed (see src/reader/dedupe.ts).
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   // guid, link or hash: what the feed's entries are keyed by first. It only ever steps down, once the feed was seen
   // repeating its guids (then its links).

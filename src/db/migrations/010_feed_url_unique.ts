@@ -3,7 +3,7 @@ import type { Dialect } from '../connection.js';
 
 /**
  * One publication takes a feed once: `rss_feeds.normalized_url`, unique per publication, is the feed's URL in the
- * form the app compares (src/portal/feeds/urls.ts normalizeFeedUrl), so that two creates of one URL at the same
+ * form the app compares (src/portal/feeds/feed-url.ts normalizeFeedUrl), so that two creates of one URL at the same
  * moment cannot both succeed.
  *
  * Feeds added twice before this migration are kept, articles and all: the oldest (lowest id) of each group of feeds

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../accounts/api-key-hook.js';
 import { jsonBodyParser } from '../../http/json-body.js';
 import { type JsonPart, jsonArrayStream, jsonObjectStream } from '../../http/json-stream.js';
 import { AppError } from '../../errors.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../accounts/api-key-hook.js';
 import { Nullable, PageEnvelope, PerPage, errorResponses, pageEnvelope } from '../../http/schemas.js';
 import type { AuditService } from './service.js';
 

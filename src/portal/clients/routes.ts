@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../accounts/api-key-hook.js';
 import { NoContent, PageNumber, errorResponses, pageEnvelope } from '../../http/schemas.js';
 import type { RequestContext } from '../audit/service.js';
 import {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../accounts/api-key-hook.js';
 import { AppIdAndIdParams, errorResponses } from '../../http/schemas.js';
 import { registerCollectionRoutes } from '../collection-routes.js';
 import { RssFeed, RssFeedCreateBody, RssFeedUpdateBody, SyncResult } from './schemas.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../accounts/api-key-hook.js';
 import { errorResponses } from '../../http/schemas.js';
 import { type PublicationService, presentPublication } from './service.js';
 

@@ -9,7 +9,7 @@ import {
   type SessionService,
   WRONG_CREDENTIALS,
 } from '../../accounts/sessions.js';
-import { principalOf, requireApiKey } from '../../http/auth.js';
+import { principalOf, requireApiKey } from '../../accounts/api-key-hook.js';
 import { NoContent, errorResponses } from '../../http/schemas.js';
 
 const tags = ['Sessions'];

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountService, Principal } from '../accounts/service.js';
+import type { AccountService, Principal } from './service.js';
 import { AppError } from '../errors.js';
 
 declare module 'fastify' {
