@@ -46,12 +46,31 @@ export async function runDashboardBench(): Promise<void> {
   const storage = openStorage(databasePath);
   await migrateToLatest(storage.db, storage.dialect);
   const email = `bench-${Date.now()}@masthead.test`;
-  const { api_key: apiKey, account } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email, password: PASSWORD, name: 'Bench Media' });
-  const publication = await new PublicationService(new PublicationQueries(storage.db)).create({ accountId: account.id, appId: 'bench-weekly', name: 'Bench Weekly' });
-  await new TemplateService(new TemplateQueries(storage.db)).create(account.id, { name: 'Intro', subject: 'A note for {{companyName}}', body: 'Hi {{firstName}},\n\n{{companyName}} caught my eye.', isDefault: true });
+  const { api_key: apiKey, account } = await new AccountService(new AccountQueries(storage.db)).createAccount({
+    email,
+    password: PASSWORD,
+    name: 'Bench Media',
+  });
+  const publication = await new PublicationService(new PublicationQueries(storage.db)).create({
+    accountId: account.id,
+    appId: 'bench-weekly',
+    name: 'Bench Weekly',
+  });
+  await new TemplateService(new TemplateQueries(storage.db)).create(account.id, {
+    name: 'Intro',
+    subject: 'A note for {{companyName}}',
+    body: 'Hi {{firstName}},\n\n{{companyName}} caught my eye.',
+    isDefault: true,
+  });
   await storage.close();
 
-  const server = await startServer('masthead', 'bench/server.ts', { DATABASE_URL: databasePath, PORT: '0', LOG_LEVEL: 'silent', LEAD_WORKER: 'false', FEED_SCHEDULER: 'off' });
+  const server = await startServer('masthead', 'bench/server.ts', {
+    DATABASE_URL: databasePath,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    LEAD_WORKER: 'false',
+    FEED_SCHEDULER: 'off',
+  });
   const base = `http://127.0.0.1:${server.port}`;
   const chromium = await openBrowser(base);
   try {
@@ -59,7 +78,11 @@ export async function runDashboardBench(): Promise<void> {
       const response = await fetch(`${base}/api/portal/v1/articles/${publication.app_id}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-        body: JSON.stringify({ title: `Airships, part ${index + 1}`, info: 'Quiet electric airships for regional cargo.', html: '<p>Zeppelins are back.</p>'.repeat(20) }),
+        body: JSON.stringify({
+          title: `Airships, part ${index + 1}`,
+          info: 'Quiet electric airships for regional cargo.',
+          html: '<p>Zeppelins are back.</p>'.repeat(20),
+        }),
       });
       if (response.status !== 201) throw new Error(`creating an article answered ${response.status}: ${await response.text()}`);
     }
@@ -71,7 +94,18 @@ export async function runDashboardBench(): Promise<void> {
     await page.getByRole('heading', { name: 'Publications' }).waitFor();
 
     const app = publication.app_id;
-    const paths = ['/publications', `/publications/${app}/articles`, `/publications/${app}/articles?filter=airships`, `/publications/${app}/feeds`, `/publications/${app}/clients`, '/settings/api', '/templates', '/templates/new', '/leads', '/leads/jobs'];
+    const paths = [
+      '/publications',
+      `/publications/${app}/articles`,
+      `/publications/${app}/articles?filter=airships`,
+      `/publications/${app}/feeds`,
+      `/publications/${app}/clients`,
+      '/settings/api',
+      '/templates',
+      '/templates/new',
+      '/leads',
+      '/leads/jobs',
+    ];
     const rows: string[][] = [];
     let slowest = 0;
     for (const path of paths) {
@@ -90,14 +124,29 @@ export async function runDashboardBench(): Promise<void> {
       rows.push([
         path.replace(app, ':app_id'),
         fixed(timings[0]!.htmlBytes / 1024, 1),
-        fixed(percentile(timings.map((timing) => timing.serverMs), 0.5), 1),
+        fixed(
+          percentile(
+            timings.map((timing) => timing.serverMs),
+            0.5,
+          ),
+          1,
+        ),
         fixed(percentile(loads, 0.5), 1),
         fixed(percentile(loads, 0.95), 1),
         fixed(Math.max(...loads), 1),
       ]);
     }
     console.log('');
-    console.log(table(['dashboard page (Chromium, headless)', 'HTML KB', 'server p50 ms', 'load p50 ms', 'load p95 ms', 'load max ms'], rows, [false, true, true, true, true, true]));
+    console.log(
+      table(['dashboard page (Chromium, headless)', 'HTML KB', 'server p50 ms', 'load p50 ms', 'load p95 ms', 'load max ms'], rows, [
+        false,
+        true,
+        true,
+        true,
+        true,
+        true,
+      ]),
+    );
     console.log(`\nevery page loads in under 1 s: ${slowest < 1000 ? 'PASS' : 'FAIL'} (slowest ${fixed(slowest, 1)} ms over ${LOADS} loads of each)`);
   } finally {
     await chromium.close();

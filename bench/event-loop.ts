@@ -166,7 +166,13 @@ function viewerImportBody(bytes: number): { body: Buffer; items: number } {
   const items: string[] = [];
   let length = '{"articles":[]}'.length;
   for (let i = 0; ; i++) {
-    const item = JSON.stringify({ title: `Imported page ${i}`, html: `<p>Page ${i} of the magazine, <strong>set</strong> in <em>two</em> columns with a <a href="https://example.com/p/${i}">link</a>.</p>`.repeat(3), source: 'flexpdf' });
+    const item = JSON.stringify({
+      title: `Imported page ${i}`,
+      html: `<p>Page ${i} of the magazine, <strong>set</strong> in <em>two</em> columns with a <a href="https://example.com/p/${i}">link</a>.</p>`.repeat(
+        3,
+      ),
+      source: 'flexpdf',
+    });
     const extra = item.length + (items.length > 0 ? 1 : 0);
     if (length + extra > bytes) break;
     items.push(item);
@@ -197,7 +203,12 @@ ${items.join('\n')}
  * One request on a connection of its own. The status is kept even when the server answers before reading the whole
  * body and then closes the connection (an early 403/413): a write error after the response is not a failure.
  */
-function send(port: number, method: string, path: string, options: { key?: string; body?: Buffer | object; timeoutMs?: number } = {}): Promise<Answer> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  options: { key?: string; body?: Buffer | object; timeoutMs?: number } = {},
+): Promise<Answer> {
   const body = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(JSON.stringify(options.body));
   const headers: Record<string, string | number> = {};
   if (options.key) headers['x-api-key'] = options.key;
@@ -213,9 +224,13 @@ function send(port: number, method: string, path: string, options: { key?: strin
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, ms: performance.now() - started, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
     });
-    req.setTimeout(options.timeoutMs ?? 180_000, () => req.destroy(new Error(`${method} ${path}: no answer within ${(options.timeoutMs ?? 180_000) / 1000} s`)));
+    req.setTimeout(options.timeoutMs ?? 180_000, () =>
+      req.destroy(new Error(`${method} ${path}: no answer within ${(options.timeoutMs ?? 180_000) / 1000} s`)),
+    );
     req.on('error', (error) => {
       if (!answered) reject(error);
     });
@@ -391,7 +406,16 @@ function cli(databaseUrl: string, args: string[]): Promise<any> {
 }
 
 async function seed(database: Database, feedOrigin: string): Promise<Context> {
-  const created = await cli(database.url, ['account', 'create', '--email', `owner-${randomBytes(4).toString('hex')}@masthead.test`, '--password', PASSWORD, '--name', 'Bench Media']);
+  const created = await cli(database.url, [
+    'account',
+    'create',
+    '--email',
+    `owner-${randomBytes(4).toString('hex')}@masthead.test`,
+    '--password',
+    PASSWORD,
+    '--name',
+    'Bench Media',
+  ]);
   const accountId = String(created.account.id);
   const main = await cli(database.url, ['publication', 'create', '--account', accountId, '--app-id', 'eld-main', '--name', 'Event loop main']);
   const feeds = await cli(database.url, ['publication', 'create', '--account', accountId, '--app-id', 'eld-feeds', '--name', 'Event loop feeds']);
@@ -417,10 +441,20 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
       key: 'import',
       label: `FlexPDF import, ${IMPORT_ARTICLES} x 1 MB html (owner, ${mb(inputs.importBody.length)})`,
       async warm(ctx, server) {
-        await expectJson(send(server.port, 'POST', `${PORTAL}/articles/${ctx.warmAppId}/flexpdf-import`, { key: ctx.ownerKey, body: { articles: [{ title: 'Warm-up', html: nestedHtml(20_000, 1) }] } }), 201, 'warm-up import');
+        await expectJson(
+          send(server.port, 'POST', `${PORTAL}/articles/${ctx.warmAppId}/flexpdf-import`, {
+            key: ctx.ownerKey,
+            body: { articles: [{ title: 'Warm-up', html: nestedHtml(20_000, 1) }] },
+          }),
+          201,
+          'warm-up import',
+        );
       },
       async run(ctx, server) {
-        const answer = await send(server.port, 'POST', `${PORTAL}/articles/${ctx.mainAppId}/flexpdf-import`, { key: ctx.ownerKey, body: inputs.importBody });
+        const answer = await send(server.port, 'POST', `${PORTAL}/articles/${ctx.mainAppId}/flexpdf-import`, {
+          key: ctx.ownerKey,
+          body: inputs.importBody,
+        });
         const count = answer.status === 201 ? (JSON.parse(answer.body.toString('utf8')) as { count: number }).count : undefined;
         return { status: answer.status, ms: answer.ms, result: count === undefined ? errorCode(answer.body) : `${count} created` };
       },
@@ -430,11 +464,25 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
       label: `RSS feed create (fetch + read, ${FEED_ENTRIES.toLocaleString('en-US')} x 15 KB, ${mb(inputs.feedBytes)})`,
       async warm(ctx, server) {
         ctx.warmups += 1;
-        const feed = await expectJson<{ id: number }>(send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}`, { key: ctx.ownerKey, body: { url: `${ctx.feedOrigin}/small.xml?warm=${ctx.warmups}` } }), 201, 'warm-up feed create');
-        await expectJson(send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}/${feed.id}/synchronize`, { key: ctx.ownerKey, body: {} }), 200, 'warm-up synchronize');
+        const feed = await expectJson<{ id: number }>(
+          send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}`, {
+            key: ctx.ownerKey,
+            body: { url: `${ctx.feedOrigin}/small.xml?warm=${ctx.warmups}` },
+          }),
+          201,
+          'warm-up feed create',
+        );
+        await expectJson(
+          send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}/${feed.id}/synchronize`, { key: ctx.ownerKey, body: {} }),
+          200,
+          'warm-up synchronize',
+        );
       },
       async run(ctx, server) {
-        const answer = await send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.feedAppId}`, { key: ctx.ownerKey, body: { url: `${ctx.feedOrigin}/feed.xml` } });
+        const answer = await send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.feedAppId}`, {
+          key: ctx.ownerKey,
+          body: { url: `${ctx.feedOrigin}/feed.xml` },
+        });
         if (answer.status === 201) ctx.feedId = (JSON.parse(answer.body.toString('utf8')) as { id: number }).id;
         return { status: answer.status, ms: answer.ms, result: answer.status === 201 ? `feed ${ctx.feedId}` : errorCode(answer.body) };
       },
@@ -445,14 +493,29 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
       async warm(ctx, server) {
         if (ctx.feedId === undefined) throw new Error('the feed was not created');
         ctx.warmups += 1;
-        const feed = await expectJson<{ id: number }>(send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}`, { key: ctx.ownerKey, body: { url: `${ctx.feedOrigin}/small.xml?warm=${ctx.warmups}` } }), 201, 'warm-up feed create');
-        await expectJson(send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}/${feed.id}/synchronize`, { key: ctx.ownerKey, body: {} }), 200, 'warm-up synchronize');
+        const feed = await expectJson<{ id: number }>(
+          send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}`, {
+            key: ctx.ownerKey,
+            body: { url: `${ctx.feedOrigin}/small.xml?warm=${ctx.warmups}` },
+          }),
+          201,
+          'warm-up feed create',
+        );
+        await expectJson(
+          send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}/${feed.id}/synchronize`, { key: ctx.ownerKey, body: {} }),
+          200,
+          'warm-up synchronize',
+        );
       },
       async run(ctx, server) {
-        const answer = await send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.feedAppId}/${ctx.feedId}/synchronize`, { key: ctx.ownerKey, body: {} });
+        const answer = await send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.feedAppId}/${ctx.feedId}/synchronize`, {
+          key: ctx.ownerKey,
+          body: {},
+        });
         if (answer.status !== 200) return { status: answer.status, ms: answer.ms, result: errorCode(answer.body) };
         const result = JSON.parse(answer.body.toString('utf8')) as { job_status: string; imported: number; errors: string[] };
-        const detail = result.job_status === 'completed' ? `${result.imported} imported` : `${result.job_status}: ${result.errors.join('; ').slice(0, 60)}`;
+        const detail =
+          result.job_status === 'completed' ? `${result.imported} imported` : `${result.job_status}: ${result.errors.join('; ').slice(0, 60)}`;
         return { status: answer.status, ms: answer.ms, result: detail };
       },
     },
@@ -465,19 +528,36 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
           await expectJson(
             send(server.port, 'POST', `${PORTAL}/clients`, {
               key: ctx.ownerKey,
-              body: { email, firstname: 'Vera', lastname: 'Viewer', password: PASSWORD, roles: [{ publication_id: ctx.mainPublicationId, access_level: 'viewer' }] },
+              body: {
+                email,
+                firstname: 'Vera',
+                lastname: 'Viewer',
+                password: PASSWORD,
+                roles: [{ publication_id: ctx.mainPublicationId, access_level: 'viewer' }],
+              },
             }),
             201,
             'creating the viewer client',
           );
-          const session = await expectJson<{ api_key: string }>(send(server.port, 'POST', `${PORTAL}/sessions`, { body: { email, password: PASSWORD } }), 201, 'the viewer signing in');
+          const session = await expectJson<{ api_key: string }>(
+            send(server.port, 'POST', `${PORTAL}/sessions`, { body: { email, password: PASSWORD } }),
+            201,
+            'the viewer signing in',
+          );
           ctx.viewerKey = session.api_key;
         }
-        const small = await send(server.port, 'POST', `${PORTAL}/articles/${ctx.mainAppId}/flexpdf-import`, { key: ctx.viewerKey, body: { articles: [{ title: 'Not allowed' }] } });
-        if (small.status !== 403) throw new Error(`a viewer's small import answered ${small.status}, expected 403: ${small.body.toString('utf8', 0, 300)}`);
+        const small = await send(server.port, 'POST', `${PORTAL}/articles/${ctx.mainAppId}/flexpdf-import`, {
+          key: ctx.viewerKey,
+          body: { articles: [{ title: 'Not allowed' }] },
+        });
+        if (small.status !== 403)
+          throw new Error(`a viewer's small import answered ${small.status}, expected 403: ${small.body.toString('utf8', 0, 300)}`);
       },
       async run(ctx, server) {
-        const answer = await send(server.port, 'POST', `${PORTAL}/articles/${ctx.mainAppId}/flexpdf-import`, { key: ctx.viewerKey, body: inputs.viewerBody });
+        const answer = await send(server.port, 'POST', `${PORTAL}/articles/${ctx.mainAppId}/flexpdf-import`, {
+          key: ctx.viewerKey,
+          body: inputs.viewerBody,
+        });
         return { status: answer.status, ms: answer.ms, result: errorCode(answer.body) || '?' };
       },
     },
@@ -493,7 +573,11 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
         if (answer.status !== 200) return { status: answer.status, ms: answer.ms, result: errorCode(answer.body) };
         const list = JSON.parse(answer.body.toString('utf8')) as unknown[];
         const total = answer.headers['x-total-count'];
-        return { status: answer.status, ms: answer.ms, result: `${list.length}${total !== undefined ? ` of ${total}` : ''} articles, ${mb(answer.body.length)}` };
+        return {
+          status: answer.status,
+          ms: answer.ms,
+          result: `${list.length}${total !== undefined ? ` of ${total}` : ''} articles, ${mb(answer.body.length)}`,
+        };
       },
     },
   ];
@@ -518,7 +602,14 @@ async function measureScenario(scenario: Scenario, ctx: Context): Promise<Row> {
     } catch (error) {
       const nothing: EventLoopDelayReading = { resolutionMs: 10, count: 0, maxMs: Number.NaN, p99Ms: Number.NaN, meanMs: Number.NaN };
       const result = `not run: ${error instanceof Error ? error.message.slice(0, 80) : String(error)}`;
-      return { scenario, dialect: ctx.database.dialect, outcome: { status: '-', ms: Number.NaN, result }, delay: nothing, probe: { count: 0, maxMs: Number.NaN, failed: 0 }, others: Number.NaN };
+      return {
+        scenario,
+        dialect: ctx.database.dialect,
+        outcome: { status: '-', ms: Number.NaN, result },
+        delay: nothing,
+        probe: { count: 0, maxMs: Number.NaN, failed: 0 },
+        others: Number.NaN,
+      };
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
     await probe.start();
@@ -547,7 +638,10 @@ async function measureScenario(scenario: Scenario, ctx: Context): Promise<Row> {
 function gitState(): string {
   try {
     const head = execFileSync('git', ['log', '-1', '--format=%h (%ci)'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const changed = execFileSync('git', ['status', '--short', '--', 'src'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n').filter(Boolean).length;
+    const changed = execFileSync('git', ['status', '--short', '--', 'src'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split('\n')
+      .filter(Boolean).length;
     return `commit ${head}${changed > 0 ? ` (+ ${changed} uncommitted change(s) under src/)` : ''}`;
   } catch {
     return 'unknown (not a git checkout)';
@@ -566,7 +660,12 @@ export async function runEventLoopBench(): Promise<void> {
   const feedOrigin = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}`;
 
   const viewer = viewerImportBody(VIEWER_BODY_BYTES);
-  const inputs = { importBody: importBody(IMPORT_ARTICLES, ARTICLE_HTML_CHARS, 'Imported story'), viewerBody: viewer.body, viewerItems: viewer.items, feedBytes: feed.length };
+  const inputs = {
+    importBody: importBody(IMPORT_ARTICLES, ARTICLE_HTML_CHARS, 'Imported story'),
+    viewerBody: viewer.body,
+    viewerItems: viewer.items,
+    feedBytes: feed.length,
+  };
   const list = scenarios(inputs);
   const { list: makers, note } = await databases();
   console.log(
@@ -598,11 +697,24 @@ export async function runEventLoopBench(): Promise<void> {
 
   const dialects = [...new Set(rows.map((row) => row.dialect))];
   const label = (dialect: Dialect) => (dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL');
-  const ordered = list.flatMap((scenario) => dialects.flatMap((dialect) => rows.filter((row) => row.scenario === scenario && row.dialect === dialect)));
+  const ordered = list.flatMap((scenario) =>
+    dialects.flatMap((dialect) => rows.filter((row) => row.scenario === scenario && row.dialect === dialect)),
+  );
   console.log('');
   console.log(
     table(
-      ['scenario', 'database', 'status', 'result', 'request ms', 'loop delay max ms', 'loop delay p99 ms', '/healthz max ms', 'other CPU', `goal <= ${GOAL_MS} ms`],
+      [
+        'scenario',
+        'database',
+        'status',
+        'result',
+        'request ms',
+        'loop delay max ms',
+        'loop delay p99 ms',
+        '/healthz max ms',
+        'other CPU',
+        `goal <= ${GOAL_MS} ms`,
+      ],
       ordered.map((row) => {
         const max = delayOf(row.delay, row.delay.maxMs);
         return [

@@ -113,10 +113,18 @@ async function importChild(): Promise<void> {
   const app = await buildApp({ config, storage, logRequests: false });
   await app.ready();
   try {
-    const { account, api_key: apiKey } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email: 'bench@example.com', password: 'a long enough password' });
+    const { account, api_key: apiKey } = await new AccountService(new AccountQueries(storage.db)).createAccount({
+      email: 'bench@example.com',
+      password: 'a long enough password',
+    });
     const { app_id: appId } = await new PublicationService(new PublicationQueries(storage.db)).create({ accountId: account.id, appId: 'feed-bench' });
     const call = async (url: string, payload: object = {}) => {
-      const response = await app.inject({ method: 'POST', url: `/api/portal/v1${url}`, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+      const response = await app.inject({
+        method: 'POST',
+        url: `/api/portal/v1${url}`,
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        payload: JSON.stringify(payload),
+      });
       if (response.statusCode >= 300) throw new Error(`POST ${url} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
       return response.json();
     };
@@ -127,7 +135,9 @@ async function importChild(): Promise<void> {
       await sql`insert into bench_writes values (${name}, 0)`.execute(storage.db);
       for (const event of ['insert', 'update', 'delete']) {
         await sql
-          .raw(`create temp trigger bench_${name}_${event} after ${event} on main.${name} begin update bench_writes set n = n + 1 where name = '${name}'; end`)
+          .raw(
+            `create temp trigger bench_${name}_${event} after ${event} on main.${name} begin update bench_writes set n = n + 1 where name = '${name}'; end`,
+          )
           .execute(storage.db);
       }
     }
@@ -143,7 +153,14 @@ async function importChild(): Promise<void> {
       const ms = performance.now() - started;
       if (result.job_status !== 'completed') throw new Error(`synchronize failed: ${JSON.stringify(result.errors)}`);
       const after = await counts();
-      return { ms, articleRows: after.article - before.article, feedRowWrites: after.feed - before.feed, imported: result.imported, unchanged: result.unchanged, notModified: result.not_modified };
+      return {
+        ms,
+        articleRows: after.article - before.article,
+        feedRowWrites: after.feed - before.feed,
+        imported: result.imported,
+        unchanged: result.unchanged,
+        notModified: result.not_modified,
+      };
     };
     const median = (runs: SyncMeasure[]) => [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)]!;
     const resyncs = async (feedId: number) => {
@@ -261,7 +278,9 @@ async function throughput(parser: Parser, inputs: Input[]): Promise<number> {
 }
 
 export async function runFeedBench(): Promise<void> {
-  console.log(`\nFeeds: import of a generated ${ENTRIES.toLocaleString('en-US')}-entry feed on SQLite (child process), re-syncs, parser throughput (${fixed(PARSE_SECONDS, 1)} s a row)`);
+  console.log(
+    `\nFeeds: import of a generated ${ENTRIES.toLocaleString('en-US')}-entry feed on SQLite (child process), re-syncs, parser throughput (${fixed(PARSE_SECONDS, 1)} s a row)`,
+  );
   const report = await runImportChild();
   const syncRow = (label: string, measure: SyncMeasure, memory: string, counted: string) => [
     label,
@@ -276,7 +295,12 @@ export async function runFeedBench(): Promise<void> {
     table(
       ['feed synchronize', 'ms', 'peak RSS MiB', 'article rows written', 'feed row writes', 'result'],
       [
-        syncRow(`import, ${(report.bytes / 1e6).toFixed(1)} MB, ${ENTRIES} entries`, report.import, `${fixed(report.peakRssMiB, 0)} (${fixed(report.rssBeforeMiB, 0)} before)`, `${report.import.imported} imported`),
+        syncRow(
+          `import, ${(report.bytes / 1e6).toFixed(1)} MB, ${ENTRIES} entries`,
+          report.import,
+          `${fixed(report.peakRssMiB, 0)} (${fixed(report.rssBeforeMiB, 0)} before)`,
+          `${report.import.imported} imported`,
+        ),
         syncRow(`re-sync unchanged, 304 (median of ${RESYNCS})`, report.resync304, '-', report.resync304.notModified ? 'not modified' : 'MODIFIED?'),
         syncRow(`re-sync unchanged, 200 identical (median of ${RESYNCS})`, report.resync200, '-', `${report.resync200.unchanged} unchanged`),
       ],

@@ -72,7 +72,14 @@ async function playLlm(): Promise<Played> {
       await sleep(LLM_DELAY_MS);
       const content = JSON.stringify({ subject: 'Routes and telemetry', body: `Hello,\n\n${prompt.slice(0, 200)}\n\nBest regards` });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', model: 'bench', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          model: 'bench',
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        }),
+      );
       spent.set(email, (spent.get(email) ?? 0) + performance.now() - started);
     });
   });
@@ -95,7 +102,12 @@ export async function runLeadBench(): Promise<void> {
   const databasePath = join(folder, `leads-${process.pid}.sqlite`);
   const storage = openStorage(databasePath);
   await migrateToLatest(storage.db, storage.dialect);
-  const { api_key: apiKey } = await new AccountService(new AccountQueries(storage.db)).createAccount({ email: `bench-${Date.now()}@masthead.test`, password: 'bench password 1', name: 'Bench Media', plan: 'business' });
+  const { api_key: apiKey } = await new AccountService(new AccountQueries(storage.db)).createAccount({
+    email: `bench-${Date.now()}@masthead.test`,
+    password: 'bench password 1',
+    name: 'Bench Media',
+    plan: 'business',
+  });
   await storage.close();
 
   const sites = await playSites();
@@ -129,7 +141,8 @@ export async function runLeadBench(): Promise<void> {
     });
     const body = (await response.body.json()) as { success?: boolean; message?: string };
     const latencyMs = performance.now() - started;
-    if (response.statusCode !== 200 || body.success !== true) throw new Error(`process-lead answered ${response.statusCode}: ${JSON.stringify(body)}`);
+    if (response.statusCode !== 200 || body.success !== true)
+      throw new Error(`process-lead answered ${response.statusCode}: ${JSON.stringify(body)}`);
     const played = (domain ? 0 : (sites.spent.get(leadDomain) ?? 0) + siteExtraMs) + (llm.spent.get(email) ?? 0) + llmExtraMs;
     return { latencyMs, overheadMs: latencyMs - played };
   }
@@ -183,14 +196,40 @@ export async function runLeadBench(): Promise<void> {
       label,
       String(results.length),
       fixed(leadsPerSecond, 1),
-      fixed(percentile(results.map((r) => r.latencyMs), 0.5), 1),
-      fixed(percentile(results.map((r) => r.latencyMs), 0.99), 1),
-      fixed(percentile(results.map((r) => r.overheadMs), 0.5), 2),
-      fixed(percentile(results.map((r) => r.overheadMs), 0.99), 2),
+      fixed(
+        percentile(
+          results.map((r) => r.latencyMs),
+          0.5,
+        ),
+        1,
+      ),
+      fixed(
+        percentile(
+          results.map((r) => r.latencyMs),
+          0.99,
+        ),
+        1,
+      ),
+      fixed(
+        percentile(
+          results.map((r) => r.overheadMs),
+          0.5,
+        ),
+        2,
+      ),
+      fixed(
+        percentile(
+          results.map((r) => r.overheadMs),
+          0.99,
+        ),
+        2,
+      ),
     ];
     const sequentialRate = (results: LeadResult[]) => results.length / (results.reduce((sum, r) => sum + r.latencyMs, 0) / 1000);
     console.log(`\nLead API: process-lead, site played in ${SITE_DELAY_MS} ms, LLM in ${LLM_DELAY_MS} ms, SQLite`);
-    console.log(`(a direct call adds ${fixed(siteExtraMs, 2)} ms to the site's and ${fixed(llmExtraMs, 2)} ms to the LLM's own time; both count as theirs)\n`);
+    console.log(
+      `(a direct call adds ${fixed(siteExtraMs, 2)} ms to the site's and ${fixed(llmExtraMs, 2)} ms to the LLM's own time; both count as theirs)\n`,
+    );
     console.log(
       table(
         ['scenario', 'leads', 'leads/s', 'p50 ms', 'p99 ms', 'overhead p50', 'overhead p99'],
@@ -202,11 +241,21 @@ export async function runLeadBench(): Promise<void> {
         [false, true, true, true, true, true, true],
       ),
     );
-    const oneLeadMs = percentile(single.map((r) => r.latencyMs), 0.5);
+    const oneLeadMs = percentile(
+      single.map((r) => r.latencyMs),
+      0.5,
+    );
     const batchMs = percentile(roundMs, 0.5);
-    const overhead = percentile(single.map((r) => r.overheadMs), 0.5);
-    console.log(`\n${CONCURRENCY} concurrent leads finish in ${fixed(batchMs, 0)} ms (median of ${ROUNDS} rounds) = ${fixed(batchMs / oneLeadMs, 2)}× one lead's ${fixed(oneLeadMs, 0)} ms (target < 2×)`);
-    console.log(`Masthead's own overhead per lead: ${fixed(overhead, 2)} ms median (target < 5 ms)${overhead < 5 && batchMs / oneLeadMs < 2 ? '' : '  <- target missed'}`);
+    const overhead = percentile(
+      single.map((r) => r.overheadMs),
+      0.5,
+    );
+    console.log(
+      `\n${CONCURRENCY} concurrent leads finish in ${fixed(batchMs, 0)} ms (median of ${ROUNDS} rounds) = ${fixed(batchMs / oneLeadMs, 2)}× one lead's ${fixed(oneLeadMs, 0)} ms (target < 2×)`,
+    );
+    console.log(
+      `Masthead's own overhead per lead: ${fixed(overhead, 2)} ms median (target < 5 ms)${overhead < 5 && batchMs / oneLeadMs < 2 ? '' : '  <- target missed'}`,
+    );
   } finally {
     await stopServer(server);
     await agent.close();

@@ -36,7 +36,9 @@ const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 10);
  */
 const ARTICLE_IDS = 2_000;
 const CREATE_BODIES = 100;
-const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter((key) => key !== '');
+const ONLY = process.env.BENCH_ONLY?.split(',')
+  .map((key) => key.trim())
+  .filter((key) => key !== '');
 const SECTIONS = ['feeds', 'leads', 'dashboard', 'event-loop'];
 const RUN_ARTICLES = !ONLY || ONLY.some((key) => !SECTIONS.includes(key));
 const RUN_FEEDS = !ONLY || ONLY.includes('feeds');
@@ -170,13 +172,14 @@ async function main(): Promise<number> {
 
 /** The share of CPU time in use over half a second, by whatever runs on the machine. */
 async function machineBusy(): Promise<number> {
-  const sample = () => cpus().reduce(
-    (sum, cpu) => {
-      const { idle, ...rest } = cpu.times;
-      return { idle: sum.idle + idle, total: sum.total + idle + Object.values(rest).reduce((a, b) => a + b, 0) };
-    },
-    { idle: 0, total: 0 },
-  );
+  const sample = () =>
+    cpus().reduce(
+      (sum, cpu) => {
+        const { idle, ...rest } = cpu.times;
+        return { idle: sum.idle + idle, total: sum.total + idle + Object.values(rest).reduce((a, b) => a + b, 0) };
+      },
+      { idle: 0, total: 0 },
+    );
   const before = sample();
   await new Promise((resolve) => setTimeout(resolve, 500));
   const after = sample();
@@ -254,7 +257,10 @@ function print(rows: Row[]): void {
     const pass = !get.invalid && Number.isFinite(share) && share >= 50;
     console.log(`single-article GET >= 50% of bare: ${pass ? 'PASS' : 'FAIL'} (${fixed(share, 1)}%${get.invalid ? ', INVALID' : ''})`);
   }
-  for (const [key, label] of [['deep', 'deep page'], ['filter', 'filter page']] as const) {
+  for (const [key, label] of [
+    ['deep', 'deep page'],
+    ['filter', 'filter page'],
+  ] as const) {
     const found = row(key);
     if (!found) continue;
     const pass = !found.invalid && found.result.p99 < 20;

@@ -195,8 +195,18 @@ async function createSeed(databasePath: string): Promise<Omit<SeedMeta, 'version
 const UNLOCK_TYPES = ['free', 'free', 'paid', 'subscription'];
 
 const CATEGORY_NAMES = [
-  'News', 'Features', 'Interviews', 'Reviews', 'Opinion', 'Travel', 'Science', 'Culture', 'Business', 'Design',
-  'Sport', 'Food',
+  'News',
+  'Features',
+  'Interviews',
+  'Reviews',
+  'Opinion',
+  'Travel',
+  'Science',
+  'Culture',
+  'Business',
+  'Design',
+  'Sport',
+  'Food',
 ];
 
 // No word here starts with FILTER_WORD, so the filter matches exactly the articles that were given it.
@@ -246,7 +256,10 @@ function infoOf(random: () => number, index: number): string | null {
 }
 
 function paragraph(random: () => number): string {
-  const sentences = Array.from({ length: 3 + Math.floor(random() * 3) }, () => `${capitalize(words(random, 8 + Math.floor(random() * 10)).join(' '))}.`);
+  const sentences = Array.from(
+    { length: 3 + Math.floor(random() * 3) },
+    () => `${capitalize(words(random, 8 + Math.floor(random() * 10)).join(' '))}.`,
+  );
   const text = sentences.join(' ');
   const [a, b] = words(random, 2);
   return `<p>${text.replace(` ${a} `, ` <strong>${a}</strong> `).replace(` ${b} `, ` <a href="https://example.com/${b}">${b}</a> `)}</p>`;

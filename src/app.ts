@@ -171,7 +171,13 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   app.addHook('onClose', () => leadDomain.stop());
   // One object for the API and the dashboard's try-it form: they spend one count per account (http/rate-limit.ts).
   const leadRateLimit = { plans: config.leads.plans, redis, keyPrefix: config.leads.redisKeyPrefix };
-  await app.register(leadRoutes, { prefix: '/api/client', accounts, leads: leadDomain.leads, idempotency: leadDomain.idempotency, rateLimit: leadRateLimit });
+  await app.register(leadRoutes, {
+    prefix: '/api/client',
+    accounts,
+    leads: leadDomain.leads,
+    idempotency: leadDomain.idempotency,
+    rateLimit: leadRateLimit,
+  });
 
   // The web dashboard at /: the same services, through pages with sessions and CSRF-checked forms.
   await app.register(dashboardRoutes, {

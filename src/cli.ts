@@ -36,9 +36,9 @@ const account = program.command('account').description('manage accounts');
 account
   .command('create')
   .description('create an account, its owner and a first API key')
-  .requiredOption('--email <email>', 'the owner\'s email')
-  .requiredOption('--password <password>', 'the owner\'s password (at least 10 characters)')
-  .option('--name <name>', 'the account\'s name (default: the email\'s domain)')
+  .requiredOption('--email <email>', "the owner's email")
+  .requiredOption('--password <password>', "the owner's password (at least 10 characters)")
+  .option('--name <name>', "the account's name (default: the email's domain)")
   .option('--plan <plan>', 'free, pro or business', 'free')
   .action((options: { email: string; password: string; name?: string; plan: string }) =>
     withStorage(async (storage) => print(await new AccountService(new AccountQueries(storage.db)).createAccount(options))),
@@ -49,11 +49,15 @@ publication
   .command('create')
   .description('create a publication in an account')
   .requiredOption('--account <id>', 'the account id', positiveInteger)
-  .requiredOption('--app-id <appId>', 'the publication\'s unique App ID')
-  .option('--name <name>', 'the publication\'s name (default: the App ID)')
+  .requiredOption('--app-id <appId>', "the publication's unique App ID")
+  .option('--name <name>', "the publication's name (default: the App ID)")
   .action((options: { account: number; appId: string; name?: string }) =>
     withStorage(async (storage) => {
-      const created = await new PublicationService(new PublicationQueries(storage.db)).create({ accountId: options.account, appId: options.appId, name: options.name });
+      const created = await new PublicationService(new PublicationQueries(storage.db)).create({
+        accountId: options.account,
+        appId: options.appId,
+        name: options.name,
+      });
       print({ publication: { id: created.id, app_id: created.app_id, name: created.name } });
     }),
   );
@@ -65,7 +69,9 @@ key
   .requiredOption('--user <id>', 'the user id', positiveInteger)
   .option('--name <name>', 'a name to tell the key apart')
   .action((options: { user: number; name?: string }) =>
-    withStorage(async (storage) => print({ api_key: await new AccountService(new AccountQueries(storage.db)).createKey({ userId: options.user, name: options.name }) })),
+    withStorage(async (storage) =>
+      print({ api_key: await new AccountService(new AccountQueries(storage.db)).createKey({ userId: options.user, name: options.name }) }),
+    ),
   );
 
 const template = program.command('template').description('manage prompt templates of the lead API');
@@ -73,15 +79,20 @@ template
   .command('create')
   .description('create a prompt template from a file ({{variables}} are checked now, not when a lead uses it)')
   .requiredOption('--account <id>', 'the account id', positiveInteger)
-  .requiredOption('--name <name>', 'the template\'s name, unique in the account')
+  .requiredOption('--name <name>', "the template's name, unique in the account")
   .requiredOption('--file <path>', 'a UTF-8 text file: the body template, also the prompt when an LLM writes the email')
   .option('--subject <subject>', 'the subject line template (default: the generator writes the subject)')
-  .option('--default', 'make it the account\'s default template')
+  .option('--default', "make it the account's default template")
   .action((options: { account: number; name: string; file: string; subject?: string; default?: boolean }) =>
     withStorage(async (storage) => {
       const body = await readTemplateFile(options.file);
       await new AccountService(new AccountQueries(storage.db)).getAccount(options.account);
-      const created = await new TemplateService(new TemplateQueries(storage.db)).create(options.account, { name: options.name, subject: options.subject, body, isDefault: options.default });
+      const created = await new TemplateService(new TemplateQueries(storage.db)).create(options.account, {
+        name: options.name,
+        subject: options.subject,
+        body,
+        isDefault: options.default,
+      });
       print({ template: { id: created.id, name: created.name } });
     }),
   );

@@ -208,7 +208,9 @@ function parseTrustProxy(value: string | undefined): boolean | number | string[]
     if (PROXY_RANGE_NAMES.includes(entry)) continue;
     const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
     if (!valid) {
-      throw new ConfigError(`TRUST_PROXY must be true, false, a number of hops, or addresses and CIDR ranges separated by commas; "${entry}" is none of these`);
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, a number of hops, or addresses and CIDR ranges separated by commas; "${entry}" is none of these`,
+      );
     }
   }
   return entries;

@@ -16,8 +16,7 @@ export function toPortalTimestamp(iso: string | null): string | null {
 const MIN_YEAR = 1;
 const MAX_YEAR = 9999;
 
-const DATE_INPUT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const DATE_INPUT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
  * Reads a date given as `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]` or ISO 8601 with an optional offset (no offset

@@ -132,13 +132,37 @@ for (const dialect of DIALECTS) {
     after(() => database.drop());
 
     it('migrate prints the migrations it applied: all on an empty database, none after', async () => {
-      assert.deepEqual(await mastheadJson('migrate'), { applied: ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads', '006_feed_entry_keys', '007_lead_fixes', '008_search_unaccent', '009_ids_never_reused', '010_feed_url_unique'] });
+      assert.deepEqual(await mastheadJson('migrate'), {
+        applied: [
+          '001_initial',
+          '002_clients',
+          '003_feeds',
+          '004_feed_schedule',
+          '005_leads',
+          '006_feed_entry_keys',
+          '007_lead_fixes',
+          '008_search_unaccent',
+          '009_ids_never_reused',
+          '010_feed_url_unique',
+        ],
+      });
       assert.deepEqual(await mastheadJson('migrate'), { applied: [] });
     });
 
     it('account create prints {account: {id, name, plan}, user: {id, email}, api_key}', async () => {
       const email = uniqueEmail();
-      const output = await mastheadJson('account', 'create', '--email', email.toUpperCase(), '--password', PASSWORD, '--name', 'Acme Media', '--plan', 'pro');
+      const output = await mastheadJson(
+        'account',
+        'create',
+        '--email',
+        email.toUpperCase(),
+        '--password',
+        PASSWORD,
+        '--name',
+        'Acme Media',
+        '--plan',
+        'pro',
+      );
       assert.deepEqual(Object.keys(output).sort(), ['account', 'api_key', 'user']);
       assert.deepEqual(output.account, { id: output.account.id, name: 'Acme Media', plan: 'pro' });
       assert.ok(Number.isInteger(output.account.id));
@@ -148,14 +172,23 @@ for (const dialect of DIALECTS) {
       assert.ok(await keyWorks(database.url, output.api_key));
     });
 
-    it('account create names the account after the email\'s domain and puts it on the free plan by default', async () => {
+    it("account create names the account after the email's domain and puts it on the free plan by default", async () => {
       const output = await mastheadJson('account', 'create', '--email', uniqueEmail(), '--password', PASSWORD);
       assert.deepEqual(output.account, { id: output.account.id, name: 'example.com', plan: 'free' });
     });
 
     it('publication create prints {publication: {id, app_id, name}}; the name defaults to the app id', async () => {
       const { account } = await mastheadJson('account', 'create', '--email', uniqueEmail(), '--password', PASSWORD);
-      const named = await mastheadJson('publication', 'create', '--account', String(account.id), '--app-id', `named-${dialect}`, '--name', 'The Weekly');
+      const named = await mastheadJson(
+        'publication',
+        'create',
+        '--account',
+        String(account.id),
+        '--app-id',
+        `named-${dialect}`,
+        '--name',
+        'The Weekly',
+      );
       assert.deepEqual(named, { publication: { id: named.publication.id, app_id: `named-${dialect}`, name: 'The Weekly' } });
       assert.ok(Number.isInteger(named.publication.id));
       const plain = await mastheadJson('publication', 'create', '--account', String(account.id), '--app-id', `plain-${dialect}`);
@@ -171,13 +204,25 @@ for (const dialect of DIALECTS) {
       assert.ok(await keyWorks(database.url, output.api_key));
     });
 
-    it('template create prints {template: {id, name}}; the template is the account\'s and checked at save time', async () => {
+    it("template create prints {template: {id, name}}; the template is the account's and checked at save time", async () => {
       const { account } = await mastheadJson('account', 'create', '--email', uniqueEmail(), '--password', PASSWORD);
       const folder = mkdtempSync(join(tmpdir(), 'masthead-template-'));
       try {
         const good = join(folder, 'good.txt');
         writeFileSync(good, 'Hello {{firstName}},\n\nI read about {{companyName}}.\n');
-        const output = await mastheadJson('template', 'create', '--account', String(account.id), '--name', 'Intro', '--file', good, '--subject', 'About {{companyName}}', '--default');
+        const output = await mastheadJson(
+          'template',
+          'create',
+          '--account',
+          String(account.id),
+          '--name',
+          'Intro',
+          '--file',
+          good,
+          '--subject',
+          'About {{companyName}}',
+          '--default',
+        );
         assert.deepEqual(Object.keys(output), ['template']);
         assert.deepEqual(Object.keys(output.template).sort(), ['id', 'name']);
         assert.equal(output.template.name, 'Intro');
@@ -203,7 +248,13 @@ for (const dialect of DIALECTS) {
           ['duplicate name', ['--account', String(account.id), '--name', 'Intro', '--file', good], /already exists/],
           ['unknown account', ['--account', '999999', '--name', 'Orphan', '--file', good], /Account 999999 was not found/],
         ];
-        const results = await twoAtATime(cases.map(([, args]) => () => masthead('template', 'create', ...args)));
+        const results = await twoAtATime(
+          cases.map(
+            ([, args]) =>
+              () =>
+                masthead('template', 'create', ...args),
+          ),
+        );
         cases.forEach(([what, , message], index) => expectOneLineFailure(results[index]!, message, what));
       } finally {
         rmSync(folder, { recursive: true, force: true });
@@ -221,7 +272,13 @@ for (const dialect of DIALECTS) {
         ['unknown account', ['publication', 'create', '--account', '999999', '--app-id', 'orphan'], /Account 999999 was not found/],
         ['unknown user', ['key', 'create', '--user', '999999'], /User 999999 was not found/],
       ];
-      const results = await twoAtATime(cases.map(([, args]) => () => masthead(...args)));
+      const results = await twoAtATime(
+        cases.map(
+          ([, args]) =>
+            () =>
+              masthead(...args),
+        ),
+      );
       cases.forEach(([what, , message], index) => expectOneLineFailure(results[index]!, message, what));
     });
 
@@ -244,17 +301,27 @@ for (const dialect of DIALECTS) {
         const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
         await waitUntilHealthy(base, child, () => output);
 
-        const { api_key: apiKey, account } = jsonOutput(await runCli(['account', 'create', '--email', uniqueEmail(), '--password', PASSWORD], serveEnv), ['account create']);
+        const { api_key: apiKey, account } = jsonOutput(
+          await runCli(['account', 'create', '--email', uniqueEmail(), '--password', PASSWORD], serveEnv),
+          ['account create'],
+        );
         const appId = `served-${dialect}`;
         jsonOutput(await runCli(['publication', 'create', '--account', String(account.id), '--app-id', appId], serveEnv), ['publication create']);
 
         const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
-        const created = await fetch(`${base}/api/portal/v1/articles/${appId}`, { method: 'POST', headers, body: JSON.stringify({ title: 'Over the wire' }) });
+        const created = await fetch(`${base}/api/portal/v1/articles/${appId}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ title: 'Over the wire' }),
+        });
         assert.equal(created.status, 201, await created.clone().text());
         const article = (await created.json()) as { id: number; title: string };
         assert.equal(article.title, 'Over the wire');
         const listed = await fetch(`${base}/api/portal/v1/articles/${appId}`, { headers: { 'x-api-key': apiKey } });
-        assert.deepEqual(((await listed.json()) as { id: number }[]).map((row) => row.id), [article.id]);
+        assert.deepEqual(
+          ((await listed.json()) as { id: number }[]).map((row) => row.id),
+          [article.id],
+        );
 
         if (dialect === 'postgres') {
           // PostgreSQL drops the server's connections (a restart, a failover), twice: the process lives on and answers.
@@ -301,7 +368,13 @@ describe('masthead CLI arguments and environment', () => {
       ['bad LOG_LEVEL', ['migrate'], { ...env, LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
       ['bad DATABASE_URL', ['migrate'], { DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     ];
-    const results = await twoAtATime(cases.map(([, args, caseEnv]) => () => runCli(args, caseEnv)));
+    const results = await twoAtATime(
+      cases.map(
+        ([, args, caseEnv]) =>
+          () =>
+            runCli(args, caseEnv),
+      ),
+    );
     cases.forEach(([what, , , message], index) => expectOneLineFailure(results[index]!, message, what));
   });
 });

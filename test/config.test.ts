@@ -16,7 +16,7 @@ function expectConfigError(variable: string, value: string) {
 }
 
 describe('loadConfig', () => {
-  it('defaults every setting as DESIGN.md\'s table says', () => {
+  it("defaults every setting as DESIGN.md's table says", () => {
     assert.deepEqual(loadConfig({}), {
       port: 3000,
       host: '127.0.0.1',
@@ -119,9 +119,13 @@ describe('loadConfig', () => {
     });
   });
 
-  it('HTTP_*_TIMEOUT_SECONDS are whole seconds from 1 to 3600, the headers\' at most the request\'s', () => {
+  it("HTTP_*_TIMEOUT_SECONDS are whole seconds from 1 to 3600, the headers' at most the request's", () => {
     // A shorter request timeout alone shortens the headers' too (they are part of the request).
-    assert.deepEqual(loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '30' }).http, { headersTimeoutSeconds: 30, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 75 });
+    assert.deepEqual(loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '30' }).http, {
+      headersTimeoutSeconds: 30,
+      requestTimeoutSeconds: 30,
+      keepAliveTimeoutSeconds: 75,
+    });
     assert.deepEqual(loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '600' }).http.headersTimeoutSeconds, 60);
     assert.equal(loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1' }).http.keepAliveTimeoutSeconds, 1);
     for (const name of ['HTTP_HEADERS_TIMEOUT_SECONDS', 'HTTP_REQUEST_TIMEOUT_SECONDS', 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS']) {
@@ -130,7 +134,9 @@ describe('loadConfig', () => {
     }
     assert.throws(
       () => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '120', HTTP_REQUEST_TIMEOUT_SECONDS: '60' }),
-      (error: unknown) => error instanceof ConfigError && /HTTP_HEADERS_TIMEOUT_SECONDS \(120\) must not be longer than HTTP_REQUEST_TIMEOUT_SECONDS \(60\)/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /HTTP_HEADERS_TIMEOUT_SECONDS \(120\) must not be longer than HTTP_REQUEST_TIMEOUT_SECONDS \(60\)/.test(error.message),
     );
   });
 
@@ -140,7 +146,7 @@ describe('loadConfig', () => {
     }
   });
 
-  it('ALLOW_SIGNUP turns the dashboard\'s sign-up on (the default) or off, and refuses anything else', () => {
+  it("ALLOW_SIGNUP turns the dashboard's sign-up on (the default) or off, and refuses anything else", () => {
     assert.equal(loadConfig({}).allowSignup, true);
     assert.equal(loadConfig({ ALLOW_SIGNUP: '' }).allowSignup, true);
     for (const value of ['true', 'TRUE', '1', 'on', 'yes']) assert.equal(loadConfig({ ALLOW_SIGNUP: value }).allowSignup, true, value);
@@ -152,7 +158,12 @@ describe('loadConfig', () => {
     for (const value of ['', 'false', 'off', '0']) assert.equal(loadConfig({ TRUST_PROXY: value }).trustProxy, false, value);
     for (const value of ['true', 'on']) assert.equal(loadConfig({ TRUST_PROXY: value }).trustProxy, true, value);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
-    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1,::1, 172.16.0.0/12,uniquelocal' }).trustProxy, ['127.0.0.1', '::1', '172.16.0.0/12', 'uniquelocal']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1,::1, 172.16.0.0/12,uniquelocal' }).trustProxy, [
+      '127.0.0.1',
+      '::1',
+      '172.16.0.0/12',
+      'uniquelocal',
+    ]);
     for (const value of ['proxy.internal', '10.0.0.0/33', '127.0.0.1,,::1', 'maybe']) expectConfigError('TRUST_PROXY', value);
   });
 

@@ -67,7 +67,11 @@ export class AccountQueries {
 
   /** Who signs an account's outreach emails and what it offers; false when there is no such account. */
   async updateAccountSender(accountId: number, sender: { sender_name: string | null; sender_offer: string | null }, at: string): Promise<boolean> {
-    const result = await this.db.updateTable('accounts').set({ ...sender, updated_at: at }).where('id', '=', accountId).executeTakeFirst();
+    const result = await this.db
+      .updateTable('accounts')
+      .set({ ...sender, updated_at: at })
+      .where('id', '=', accountId)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 

@@ -154,7 +154,11 @@ export class AccountService {
       problems.push({ path: '/sender_offer', message: 'must be plain text' });
     }
     if (problems.length > 0) throw validationError(problems);
-    const updated = await this.queries.updateAccountSender(accountId, { sender_name: senderName || null, sender_offer: senderOffer || null }, nowIso());
+    const updated = await this.queries.updateAccountSender(
+      accountId,
+      { sender_name: senderName || null, sender_offer: senderOffer || null },
+      nowIso(),
+    );
     if (!updated) throw notFound(`Account ${accountId}`);
     return { senderName, senderOffer };
   }
@@ -199,4 +203,3 @@ export function checkPassword(password: string, email: string): void {
   if (password.length > 1024) throw invalidField('/password', 'must be at most 1024 characters');
   if (password.trim().toLowerCase() === email) throw invalidField('/password', 'must not be the email address');
 }
-

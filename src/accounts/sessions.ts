@@ -87,7 +87,10 @@ export class SessionService {
    * throttled like guessing passwords) and is answered with SIGN_UP_REFUSED (a conflict), which does not say so;
    * any other refusal (a bad email or password) is not a guess and is taken back.
    */
-  async signUp<T extends { user: { id: number } }>(input: { email: string; ip: string }, create: () => Promise<T>): Promise<{ created: T; session: SignedIn }> {
+  async signUp<T extends { user: { id: number } }>(
+    input: { email: string; ip: string },
+    create: () => Promise<T>,
+  ): Promise<{ created: T; session: SignedIn }> {
     const scopes = scopesOf(input.email.trim().toLowerCase(), input.ip);
     const now = Date.now();
     const attempt = await this.countAttempt(scopes, now);
@@ -103,7 +106,7 @@ export class SessionService {
       throw error;
     }
     const user = await this.accounts.findUser(created.user.id);
-    if (!user) throw new AppError('internal', 'The new account\'s owner was not found');
+    if (!user) throw new AppError('internal', "The new account's owner was not found");
     return { created, session: await this.openSession(user, scopes, attempt, now) };
   }
 

@@ -6,7 +6,19 @@ import sanitizeHtml from 'sanitize-html';
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [
     ...sanitizeHtml.defaults.allowedTags,
-    'img', 'figure', 'figcaption', 'picture', 'source', 'video', 'audio', 'track', 'iframe', 'del', 'ins', 'sub', 'sup',
+    'img',
+    'figure',
+    'figcaption',
+    'picture',
+    'source',
+    'video',
+    'audio',
+    'track',
+    'iframe',
+    'del',
+    'ins',
+    'sub',
+    'sup',
   ],
   allowedAttributes: {
     a: ['href', 'name', 'target', 'title', 'rel'],

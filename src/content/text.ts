@@ -50,5 +50,8 @@ export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   const points = Array.from(text);
   if (points.length <= max) return text;
-  return `${points.slice(0, max - 1).join('').trimEnd()}…`;
+  return `${points
+    .slice(0, max - 1)
+    .join('')
+    .trimEnd()}…`;
 }

@@ -74,24 +74,27 @@ export async function renderApiKeys(request: FastifyRequest, reply: FastifyReply
     body: html`<h1>Settings</h1>
 ${settingsTabs(viewer, 'api')}
 ${notice(view.notice)}
-${view.newKey
-  ? html`<section class="secret" aria-labelledby="new-key-title">
+${
+  view.newKey
+    ? html`<section class="secret" aria-labelledby="new-key-title">
 <h2 id="new-key-title">Your new API key “${view.newKey.name}”</h2>
 <p><strong>Copy it now: you will not see this again.</strong> Masthead keeps only a hash of it; if you lose it, revoke it and generate another.</p>
 <div class="key"><output id="new-key" class="mono" aria-label="The new API key">${view.newKey.key}</output>
 <button type="button" class="secondary" data-copy="new-key">Copy</button></div>
 <p class="muted">Send it as <code>x-api-key: KEY</code> (or <code>Authorization: Bearer KEY</code> to the Portal API).</p>
 </section>`
-  : ''}
+    : ''
+}
 ${plan}
 <section aria-labelledby="keys-title">
 <h2 id="keys-title">API keys</h2>
-${keys.length === 0
-  ? html`<p class="muted">You have no API keys. Generate one below.</p>`
-  : table(
-      ['Name', 'Key', 'Created', 'Last used', ''],
-      keys.map(
-        (key) => html`<tr>
+${
+  keys.length === 0
+    ? html`<p class="muted">You have no API keys. Generate one below.</p>`
+    : table(
+        ['Name', 'Key', 'Created', 'Last used', ''],
+        keys.map(
+          (key) => html`<tr>
 <td class="title">${key.name}</td>
 <td><code>${key.prefix}…</code></td>
 <td>${when(key.created_at)}</td>
@@ -99,9 +102,10 @@ ${keys.length === 0
 <td><form method="post" action="/settings/api/keys/${key.id}/revoke" data-confirm="Revoke the key “${key.name}”? Requests made with it will be refused.">
 ${csrfInput(csrf)}<button type="submit" class="danger small">Revoke<span class="vh"> ${key.name}</span></button></form></td>
 </tr>`,
-      ),
-      'Your API keys',
-    )}
+        ),
+        'Your API keys',
+      )
+}
 </section>
 <section aria-labelledby="generate-title">
 <h2 id="generate-title">Generate a key</h2>

@@ -49,13 +49,15 @@ export function page(options: PageOptions): string {
 <a class="skip" href="#main">Skip to content</a>
 <header class="top"><div class="bar">
 <a class="brand" href="/">Masthead</a>
-${viewer
-  ? html`<nav aria-label="Main"><ul>${NAV.filter((entry) => !entry.ownerOnly || viewer.kind === 'owner').map(
-      (entry) => html`<li><a href="${entry.href}"${options.section === entry.key ? html` aria-current="page"` : ''}>${entry.label}</a></li>`,
-    )}</ul></nav>
+${
+  viewer
+    ? html`<nav aria-label="Main"><ul>${NAV.filter((entry) => !entry.ownerOnly || viewer.kind === 'owner').map(
+        (entry) => html`<li><a href="${entry.href}"${options.section === entry.key ? html` aria-current="page"` : ''}>${entry.label}</a></li>`,
+      )}</ul></nav>
 <div class="who"><span>${viewer.email}</span>
 <form method="post" action="/sign-out" class="inline">${csrfInput(options.csrf)}<button type="submit">Sign out</button></form></div>`
-  : ''}
+    : ''
+}
 </div></header>
 <main id="main" tabindex="-1"${options.narrow ? html` class="narrow"` : ''}>
 ${options.body}
@@ -164,9 +166,10 @@ export function checkboxes(options: {
   return html`<fieldset class="field"${options.error ? html` aria-describedby="${options.errorId}"` : ''}>
 <legend>${options.legend}</legend>
 <div class="checks">${options.boxes.map(
-    (box) => html`<label for="${box.id}"><input type="checkbox" id="${box.id}" name="${box.name}" value="${box.value ?? 'on'}"${
-      box.checked ? html` checked` : ''
-    }> ${box.label}</label>`,
+    (box) =>
+      html`<label for="${box.id}"><input type="checkbox" id="${box.id}" name="${box.name}" value="${box.value ?? 'on'}"${
+        box.checked ? html` checked` : ''
+      }> ${box.label}</label>`,
   )}</div>
 ${options.error ? html`<span class="error" id="${options.errorId}">${options.error}</span>` : ''}
 </fieldset>`;
@@ -181,9 +184,7 @@ export function errorSummary(errors: FormErrors | undefined, labels: Record<stri
   if (entries.length === 0) return html``;
   return html`<div class="alert" role="alert"><strong>${entries.length === 1 ? 'There is a problem' : 'There are problems'}</strong>
 <ul>${entries.map(([name, message]) =>
-    name === 'form' || !labels[name]
-      ? html`<li>${message}</li>`
-      : html`<li><a href="#${idPrefix}${name}">${labels[name]}: ${message}</a></li>`,
+    name === 'form' || !labels[name] ? html`<li>${message}</li>` : html`<li><a href="#${idPrefix}${name}">${labels[name]}: ${message}</a></li>`,
   )}</ul></div>`;
 }
 

@@ -10,7 +10,12 @@ export function managesClients(level: AccessLevel): boolean {
 }
 
 /** The head of every page of one publication: where it is, the caller's access, and the publication's tabs. */
-export function publicationHeader(publication: PublicationAccess['publication'], level: AccessLevel, current: PublicationTab, subtitle?: string): SafeHtml {
+export function publicationHeader(
+  publication: PublicationAccess['publication'],
+  level: AccessLevel,
+  current: PublicationTab,
+  subtitle?: string,
+): SafeHtml {
   const base = `/publications/${encodeURIComponent(publication.app_id)}`;
   const tabs = [
     { key: 'articles', label: 'Articles', href: `${base}/articles` },

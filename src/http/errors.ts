@@ -65,7 +65,9 @@ function collapseChoices(problems: AjvProblem[]): AjvProblem[] {
   return problems.flatMap((problem) => {
     if (!isChoice(problem.instancePath)) return [problem];
     if (problem.keyword !== 'anyOf') return [];
-    const nullable = problems.some((other) => other.instancePath === problem.instancePath && other.keyword === 'type' && other.params.type === 'null');
+    const nullable = problems.some(
+      (other) => other.instancePath === problem.instancePath && other.keyword === 'type' && other.params.type === 'null',
+    );
     const allowed = [...new Set(choices.get(problem.instancePath))];
     return [{ ...problem, keyword: 'enum', params: { allowedValues: nullable ? [...allowed, null] : allowed } }];
   });

@@ -5,11 +5,7 @@ import type { Storage } from '../db/connection.js';
 const Health = Type.Object({ status: Type.String() });
 
 export function registerHealthRoutes(app: FastifyInstance, storage: Storage): void {
-  app.get(
-    '/healthz',
-    { schema: { tags: ['Health'], summary: 'The process is up', response: { 200: Health } } },
-    async () => ({ status: 'ok' }),
-  );
+  app.get('/healthz', { schema: { tags: ['Health'], summary: 'The process is up', response: { 200: Health } } }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
     {
@@ -19,7 +15,6 @@ export function registerHealthRoutes(app: FastifyInstance, storage: Storage): vo
         response: { 200: Health, 503: Health },
       },
     },
-    async (_request, reply) =>
-      (await storage.ping()) ? { status: 'ready' } : reply.code(503).send({ status: 'database unreachable' }),
+    async (_request, reply) => ((await storage.ping()) ? { status: 'ready' } : reply.code(503).send({ status: 'database unreachable' })),
   );
 }

@@ -94,4 +94,3 @@ function depthExceeds(value: unknown, remaining: number): boolean {
   }
   return false;
 }
-

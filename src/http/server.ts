@@ -48,7 +48,10 @@ function describeClientError(error: NodeJS.ErrnoException & { reason?: string })
     return { status: 408, body: body('request_timeout', 'The request did not arrive in time; the connection is closed') };
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, body: body('headers_too_large', `The request's headers are larger than the ${Math.round(maxHeaderSize / 1024)} KiB this server accepts`) };
+    return {
+      status: 431,
+      body: body('headers_too_large', `The request's headers are larger than the ${Math.round(maxHeaderSize / 1024)} KiB this server accepts`),
+    };
   }
   // llhttp's reasons are fixed texts ("Invalid header value char"), never the client's bytes.
   const reason = error.code?.startsWith('HPE_') && error.reason ? `: ${error.reason}` : '';

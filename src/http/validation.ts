@@ -16,9 +16,7 @@ export function registerValidation(app: FastifyInstance): void {
   const common = { useDefaults: true, allErrors: true, strict: false } as const;
   const textParts = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array', removeAdditional: true }));
   const jsonBody = withFastStringLengths(addFormats.default(new Ajv.default({ ...common, coerceTypes: false })));
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? jsonBody : textParts).compile(schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? jsonBody : textParts).compile(schema));
 
   app.addHook('onRequest', async (request) => {
     // A NUL reaches a query string only percent-encoded (Node refuses the raw byte in a request line).

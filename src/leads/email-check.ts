@@ -151,9 +151,7 @@ function selfAndParents(domain: string): string[] {
 }
 
 function findListed(domain: string, list: ReadonlySet<string>): string | undefined {
-  return selfAndParents(domain).find(
-    (candidate) => list.has(candidate) && (candidate === domain || !isPublicSuffix(candidate)),
-  );
+  return selfAndParents(domain).find((candidate) => list.has(candidate) && (candidate === domain || !isPublicSuffix(candidate)));
 }
 
 /** Which list a domain is on; disposable wins when a domain is on both (mailinator.com is). */

@@ -93,7 +93,11 @@ export class LeadQueries {
    */
   async failJob(job: Pick<LeadJobRow, 'id' | 'account_id' | 'created_at'>, changes: Partial<LeadJobRow>, leaseOwner?: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      let update = trx.updateTable('lead_jobs').set({ ...changes, status: 'failed' }).where('id', '=', job.id).where('status', 'in', UNFINISHED);
+      let update = trx
+        .updateTable('lead_jobs')
+        .set({ ...changes, status: 'failed' })
+        .where('id', '=', job.id)
+        .where('status', 'in', UNFINISHED);
       if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
       const result = await update.executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
@@ -112,7 +116,10 @@ export class LeadQueries {
     return this.db.selectFrom('lead_jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   }
 
-  async pageOfJobs(accountId: number, options: { statuses: LeadJobStatus[] | undefined; limit: number; offset: number }): Promise<{ total: number; jobs: LeadJobRow[] }> {
+  async pageOfJobs(
+    accountId: number,
+    options: { statuses: LeadJobStatus[] | undefined; limit: number; offset: number },
+  ): Promise<{ total: number; jobs: LeadJobRow[] }> {
     let base = this.db.selectFrom('lead_jobs').where('account_id', '=', accountId);
     if (options.statuses) base = base.where('status', 'in', options.statuses);
     const [count, jobs] = await Promise.all([
@@ -182,7 +189,12 @@ export class LeadQueries {
   }
 
   async monthlyUsage(accountId: number, month: string): Promise<number> {
-    const row = await this.db.selectFrom('lead_usage').select('leads').where('account_id', '=', accountId).where('month', '=', month).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('lead_usage')
+      .select('leads')
+      .where('account_id', '=', accountId)
+      .where('month', '=', month)
+      .executeTakeFirst();
     return row?.leads ?? 0;
   }
 
@@ -229,7 +241,7 @@ export class CompanyProfileQueries {
   }
 
   async save(row: CompanyProfileTable): Promise<void> {
-    const { domain, ...rest } = row;
+    const { domain: _domain, ...rest } = row;
     await this.db
       .insertInto('company_profiles')
       .values(row)

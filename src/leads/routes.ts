@@ -6,7 +6,18 @@ import { principalOf, requireApiKey } from '../accounts/api-key-hook.js';
 import { type PlanRateLimitOptions, registerPlanRateLimit } from '../http/rate-limit.js';
 import { errorResponses } from '../http/schemas.js';
 import type { IdempotencyStore, StoredResponse } from './idempotency/store.js';
-import { JobDetail, JobParams, JobsPage, JobsQuery, LeadFailed, LeadQueued, LeadRejected, LeadSuccess, ProcessLeadBody, ProcessLeadHeaders } from './schemas.js';
+import {
+  JobDetail,
+  JobParams,
+  JobsPage,
+  JobsQuery,
+  LeadFailed,
+  LeadQueued,
+  LeadRejected,
+  LeadSuccess,
+  ProcessLeadBody,
+  ProcessLeadHeaders,
+} from './schemas.js';
 import { type LeadOutcome, type LeadService, normalizedLead } from './service.js';
 
 export interface LeadRouteOptions {
@@ -60,7 +71,9 @@ export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, {
       // other choice is another request (409), never a replay of an answer of the other kind. (sendTo, the
       // dashboard's, is never set here; it stays in the request so that keys hash as they always did.)
       const result =
-        key === undefined ? { ...(await respond()), replayed: false } : await idempotency.respond(principal.accountId, key, { ...lead, sendTo: null, respondAsync }, respond);
+        key === undefined
+          ? { ...(await respond()), replayed: false }
+          : await idempotency.respond(principal.accountId, key, { ...lead, sendTo: null, respondAsync }, respond);
       if (result.statusCode === 202) {
         const { jobId } = result.body as { jobId: string };
         reply.header('preference-applied', 'respond-async').header('location', `/api/client/jobs/${jobId}`);
@@ -98,7 +111,6 @@ export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, {
   );
 };
 
-
 /** The API's answer to a lead's outcome: what the route sends, and what an Idempotency-Key keeps for its replays. */
 function leadResponse(outcome: LeadOutcome): StoredResponse {
   switch (outcome.kind) {
@@ -117,7 +129,10 @@ function leadResponse(outcome: LeadOutcome): StoredResponse {
     case 'queued':
       return { statusCode: 202, body: { success: true, jobId: outcome.jobId, status: 'pending' } };
     case 'rejected':
-      return { statusCode: 200, body: { success: false, error: outcome.message, businessEmail: false, reason: outcome.reason, jobId: outcome.jobId } };
+      return {
+        statusCode: 200,
+        body: { success: false, error: outcome.message, businessEmail: false, reason: outcome.reason, jobId: outcome.jobId },
+      };
     case 'generation_failed':
       return {
         statusCode: 502,

@@ -7,7 +7,9 @@ export const ProcessLeadBody = Type.Object({
   firstName: Type.String({ maxLength: 100, description: 'lead first name (trimmed; 1-100 characters)' }),
   lastName: Type.String({ maxLength: 100, description: 'lead last name (trimmed; 1-100 characters)' }),
   email: Type.String({ maxLength: 320, description: 'lead business email' }),
-  templateId: Type.Optional(Type.String({ format: 'uuid', description: "one of the account's templates; default: the account's default template, else the built-in one" })),
+  templateId: Type.Optional(
+    Type.String({ format: 'uuid', description: "one of the account's templates; default: the account's default template, else the built-in one" }),
+  ),
 });
 
 export const ProcessLeadHeaders = Type.Object({
@@ -84,7 +86,9 @@ export const Company = Type.Object({
   logo: Nullable(Type.String()),
   links: CompanyLinks,
   language: Nullable(Type.String()),
-  source: Type.Union([Type.Literal('site'), Type.Literal('domain')], { description: 'site: read from the company website; domain: only what the domain tells' }),
+  source: Type.Union([Type.Literal('site'), Type.Literal('domain')], {
+    description: 'site: read from the company website; domain: only what the domain tells',
+  }),
 });
 
 export const JobDetail = Type.Composite([
@@ -105,7 +109,12 @@ export const JobDetail = Type.Composite([
 export const JobsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'jobs per page (1-100)' }),
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  status: Type.Optional(Type.Union([...JOB_STATUSES, 'processing'].map((status) => Type.Literal(status)), { description: 'a status, or processing (scraping, generating or sending)' })),
+  status: Type.Optional(
+    Type.Union(
+      [...JOB_STATUSES, 'processing'].map((status) => Type.Literal(status)),
+      { description: 'a status, or processing (scraping, generating or sending)' },
+    ),
+  ),
 });
 
 export const JobsPage = Type.Object({

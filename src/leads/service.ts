@@ -126,7 +126,13 @@ export class LeadService {
     );
     if (!check.ok) {
       const message = check.message ?? 'The address is not a business email';
-      await this.deps.queries.insertJob({ ...job, status: 'rejected', rejection_reason: check.reason ?? null, error_message: message, completed_at: now });
+      await this.deps.queries.insertJob({
+        ...job,
+        status: 'rejected',
+        rejection_reason: check.reason ?? null,
+        error_message: message,
+        completed_at: now,
+      });
       return { kind: 'rejected', jobId: job.id, message, reason: check.reason };
     }
     // The lead is counted and its job inserted together, and the count refuses past the quota: concurrent requests
@@ -158,7 +164,13 @@ export class LeadService {
     }
     // A completed job has its email, a failed one its error message (run() writes them with the status).
     if (finished.status === 'completed') {
-      return { kind: 'completed', jobId: finished.id, subject: finished.email_subject ?? '', body: finished.email_body ?? '', sentTo: finished.send_to };
+      return {
+        kind: 'completed',
+        jobId: finished.id,
+        subject: finished.email_subject ?? '',
+        body: finished.email_body ?? '',
+        sentTo: finished.send_to,
+      };
     }
     return { kind: 'generation_failed', jobId: finished.id, message: finished.error_message ?? '' };
   }
@@ -195,7 +207,14 @@ export class LeadService {
           company: JSON.stringify(company.profile),
           research_note: company.fallbackReason ? `Company site not used: ${company.fallbackReason}` : null,
         });
-        const facts: LeadFacts = { firstName: job.first_name, lastName: job.last_name, email: job.email, domain: job.domain, company: company.profile, sender };
+        const facts: LeadFacts = {
+          firstName: job.first_name,
+          lastName: job.last_name,
+          email: job.email,
+          domain: job.domain,
+          company: company.profile,
+          sender,
+        };
         return this.deps.writer.write(facts, template ? { subject: template.subject, body: template.body } : undefined);
       });
       const written = { email_subject: email.subject, email_body: email.body, generator: email.generator };
@@ -282,7 +301,13 @@ export class LeadService {
   async usage(accountId: number, plan: Principal['plan']) {
     const month = nowIso().slice(0, 7);
     const limits = this.deps.settings.plans[plan];
-    return { plan, month, leads: await this.deps.queries.monthlyUsage(accountId, month), monthly_leads: limits.monthlyLeads, requests_per_minute: limits.requestsPerMinute };
+    return {
+      plan,
+      month,
+      leads: await this.deps.queries.monthlyUsage(accountId, month),
+      monthly_leads: limits.monthlyLeads,
+      requests_per_minute: limits.requestsPerMinute,
+    };
   }
 }
 
@@ -320,7 +345,12 @@ function quotaExceeded(plan: PlanName, quota: number): AppError {
 
 function domainPart(email: string): string {
   const at = email.lastIndexOf('@');
-  return at === -1 ? '' : email.slice(at + 1).toLowerCase().slice(0, 255);
+  return at === -1
+    ? ''
+    : email
+        .slice(at + 1)
+        .toLowerCase()
+        .slice(0, 255);
 }
 
 function failureMessage(error: unknown): string {

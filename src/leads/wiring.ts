@@ -50,7 +50,16 @@ export interface LeadDomain {
 }
 
 /** Wires the lead domain's queries, services and worker; app.ts, the composition root, builds it and mounts its routes. */
-export function wireLeadDomain({ storage, settings, companySiteUrl, fetcher, llm, mailer, log, worker: workerOptions = {} }: LeadDomainDeps): LeadDomain {
+export function wireLeadDomain({
+  storage,
+  settings,
+  companySiteUrl,
+  fetcher,
+  llm,
+  mailer,
+  log,
+  worker: workerOptions = {},
+}: LeadDomainDeps): LeadDomain {
   const queries = new LeadQueries(storage.db, storage.dialect);
   const checker = createEmailChecker({ mx: settings.checkMx ? dns.promises : undefined });
   const templates = new TemplateService(new TemplateQueries(storage.db));
@@ -69,7 +78,16 @@ export function wireLeadDomain({ storage, settings, companySiteUrl, fetcher, llm
     onQueued: () => worker?.wake(),
   });
   if (settings.worker) {
-    worker = new LeadWorker({ queries, leads, slots, plans: settings.plans, pollMs: settings.workerPollMs, concurrency: WORKER_CONCURRENCY, log, ...workerOptions });
+    worker = new LeadWorker({
+      queries,
+      leads,
+      slots,
+      plans: settings.plans,
+      pollMs: settings.workerPollMs,
+      concurrency: WORKER_CONCURRENCY,
+      log,
+      ...workerOptions,
+    });
   }
   const idempotency = new IdempotencyStore(new IdempotencyQueries(storage.db));
   let sweeper: NodeJS.Timeout | undefined;
@@ -79,7 +97,10 @@ export function wireLeadDomain({ storage, settings, companySiteUrl, fetcher, llm
     idempotency,
     start() {
       worker?.start();
-      sweeper = setInterval(() => idempotency.deleteExpired().catch((error) => log.warn({ err: error }, 'could not delete expired idempotency keys')), HOUR_MS);
+      sweeper = setInterval(
+        () => idempotency.deleteExpired().catch((error) => log.warn({ err: error }, 'could not delete expired idempotency keys')),
+        HOUR_MS,
+      );
       sweeper.unref();
     },
     async stop() {

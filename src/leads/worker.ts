@@ -133,7 +133,12 @@ export class LeadWorker {
     const owner = randomUUID();
     let jobs: LeadJobRow[] = [];
     try {
-      jobs = await queries.claimJobs(chosen.map((candidate) => candidate.id), owner, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString());
+      jobs = await queries.claimJobs(
+        chosen.map((candidate) => candidate.id),
+        owner,
+        now.toISOString(),
+        new Date(now.getTime() + this.leaseMs).toISOString(),
+      );
     } finally {
       // Another instance may have claimed some of them meanwhile: their slots go back.
       const got = new Set(jobs.map((job) => job.id));
@@ -174,7 +179,10 @@ export class LeadWorker {
       await this.deps.leads.runClaimed(job, owner);
     } catch (error) {
       if (error instanceof LeaseLostError) {
-        this.deps.log.warn({ job_id: job.id }, 'lead job was taken over by another claim after its lease ran out; this run stopped and wrote nothing more');
+        this.deps.log.warn(
+          { job_id: job.id },
+          'lead job was taken over by another claim after its lease ran out; this run stopped and wrote nothing more',
+        );
         return;
       }
       this.deps.log.error({ err: error, job_id: job.id }, 'lead job failed on our side');

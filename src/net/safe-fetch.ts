@@ -11,14 +11,7 @@ import zlib from 'node:zlib';
 import { Agent, buildConnector, request } from 'undici';
 import { AllowList, isIpLiteral, isPublicAddress } from './address-policy.js';
 
-export type FetchErrorReason =
-  | 'invalid_url'
-  | 'blocked_address'
-  | 'too_many_redirects'
-  | 'timeout'
-  | 'too_large'
-  | 'network'
-  | 'bad_redirect';
+export type FetchErrorReason = 'invalid_url' | 'blocked_address' | 'too_many_redirects' | 'timeout' | 'too_large' | 'network' | 'bad_redirect';
 
 /** Every failure of a safe fetch. `reason` is stable; `message` is for humans and never carries a stack. */
 export class FetchError extends Error {
@@ -296,10 +289,7 @@ async function readBody(body: Readable, contentEncoding: string | undefined, max
 
   const chunks: Buffer[] = [];
   try {
-    await pipeline([source, byteLimit(maxBytes, url), ...decoders, byteLimit(maxBytes, url), collect(chunks)] as unknown as [
-      Readable,
-      Transform,
-    ]);
+    await pipeline([source, byteLimit(maxBytes, url), ...decoders, byteLimit(maxBytes, url), collect(chunks)] as unknown as [Readable, Transform]);
   } catch (err) {
     if (err instanceof FetchError) throw err;
     if (decoders.length > 0 && isZlibError(err)) {
@@ -419,4 +409,3 @@ function networkMessage(err: unknown): string {
       return code ? `the request failed (${code})` : 'the request failed';
   }
 }
-

@@ -38,7 +38,14 @@ export function registerCollectionRoutes<Row, CreateInput, UpdateInput>(
 
   typed.get(
     `/${path}/:app_id`,
-    { schema: { tags, summary: `List the ${path} of a publication`, params: AppIdParams, response: { 200: Type.Array(record), ...errorResponses(400, 401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: `List the ${path} of a publication`,
+        params: AppIdParams,
+        response: { 200: Type.Array(record), ...errorResponses(400, 401, 404) },
+      },
+    },
     async (request) => (await service.list(principalOf(request), request.params.app_id)).map(present),
   );
   typed.get(
@@ -73,8 +80,7 @@ export function registerCollectionRoutes<Row, CreateInput, UpdateInput>(
         response: { 200: record, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) =>
-      present(await service.update(principalOf(request), request.params.app_id, request.params.id, request.body as UpdateInput)),
+    async (request) => present(await service.update(principalOf(request), request.params.app_id, request.params.id, request.body as UpdateInput)),
   );
   typed.delete(
     `/${path}/:app_id/:id`,

@@ -3,16 +3,61 @@
 // spaces and commas, a date and time without a zone (taken as UTC). Anything else is undefined, never a guess.
 
 const MONTHS: Readonly<Record<string, number>> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
 };
 
 // Offsets in minutes east of UTC.
 const ZONES: Readonly<Record<string, number>> = {
-  ut: 0, utc: 0, gmt: 0, z: 0, wet: 0,
-  est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420,
-  akst: -540, akdt: -480, hst: -600, ast: -240, adt: -180, nst: -210, ndt: -150,
-  bst: 60, ist: 330, cet: 60, cest: 120, met: 60, mest: 120, eet: 120, eest: 180, msk: 180,
-  jst: 540, kst: 540, hkt: 480, sgt: 480, awst: 480, acst: 570, aest: 600, aedt: 660, nzst: 720, nzdt: 780,
+  ut: 0,
+  utc: 0,
+  gmt: 0,
+  z: 0,
+  wet: 0,
+  est: -300,
+  edt: -240,
+  cst: -360,
+  cdt: -300,
+  mst: -420,
+  mdt: -360,
+  pst: -480,
+  pdt: -420,
+  akst: -540,
+  akdt: -480,
+  hst: -600,
+  ast: -240,
+  adt: -180,
+  nst: -210,
+  ndt: -150,
+  bst: 60,
+  ist: 330,
+  cet: 60,
+  cest: 120,
+  met: 60,
+  mest: 120,
+  eet: 120,
+  eest: 180,
+  msk: 180,
+  jst: 540,
+  kst: 540,
+  hkt: 480,
+  sgt: 480,
+  awst: 480,
+  acst: 570,
+  aest: 600,
+  aedt: 660,
+  nzst: 720,
+  nzdt: 780,
 };
 
 function zoneOffset(zone: string | undefined): number | undefined {
@@ -58,11 +103,20 @@ const TIME = String.raw`(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?`;
 const ZONE = String.raw`((?:gmt|utc)?[+-]\d{1,2}:?\d{2}|(?:gmt|utc)[+-]\d{1,2}|[a-z]{1,5})`;
 
 // [day-name,] D month YY[YY] [time] [zone]
-const RFC822 = new RegExp(String.raw`^(?:[a-z]+\.?(?:,\s*|\s+))?(\d{1,2})[\s-]+([a-z]{3,9})\.?,?[\s-]+(\d{2,4}),?(?:\s+${TIME})?(?:\s*${ZONE})?$`, 'i');
+const RFC822 = new RegExp(
+  String.raw`^(?:[a-z]+\.?(?:,\s*|\s+))?(\d{1,2})[\s-]+([a-z]{3,9})\.?,?[\s-]+(\d{2,4}),?(?:\s+${TIME})?(?:\s*${ZONE})?$`,
+  'i',
+);
 // [day-name,] month D[,] YYYY [time] [zone]
-const MONTH_FIRST = new RegExp(String.raw`^(?:[a-z]+\.?(?:,\s*|\s+))?([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}),?(?:\s+${TIME})?(?:\s*${ZONE})?$`, 'i');
+const MONTH_FIRST = new RegExp(
+  String.raw`^(?:[a-z]+\.?(?:,\s*|\s+))?([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}),?(?:\s+${TIME})?(?:\s*${ZONE})?$`,
+  'i',
+);
 // YYYY-MM-DD[(T| )hh:mm[:ss[.fff]]][zone], also the basic form YYYYMMDDThhmmss
-const ISO8601 = new RegExp(String.raw`^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?|(\d{2})(\d{2}))(?:(?:t|\s+)(\d{1,2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(z|[+-]\d{2}(?::?\d{2})?|utc|gmt)?$`, 'i');
+const ISO8601 = new RegExp(
+  String.raw`^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?|(\d{2})(\d{2}))(?:(?:t|\s+)(\d{1,2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(z|[+-]\d{2}(?::?\d{2})?|utc|gmt)?$`,
+  'i',
+);
 
 function monthNumber(name: string): number | undefined {
   return MONTHS[name.slice(0, 3).toLowerCase()];
@@ -80,7 +134,11 @@ export function parseFeedDate(text: string | undefined | null): string | undefin
       year: Number(year),
       month: Number(month ?? basicMonth ?? 1),
       day: Number(day ?? basicDay ?? 1),
-      hour, minute, second, fraction, zone,
+      hour,
+      minute,
+      second,
+      fraction,
+      zone,
     });
   }
   const rfc = RFC822.exec(value);

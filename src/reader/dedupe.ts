@@ -13,7 +13,9 @@ import type { EntryKeyKind, NormalizedEntry } from './types.js';
 // and another way in the next (because the entry that repeated its guid left the feed) would import it twice.
 
 export function contentHash(entry: Pick<NormalizedEntry, 'title' | 'html' | 'summary'>): string {
-  return createHash('sha256').update(`${entry.title}\n${entry.html || entry.summary}`).digest('hex');
+  return createHash('sha256')
+    .update(`${entry.title}\n${entry.html || entry.summary}`)
+    .digest('hex');
 }
 
 const KEY_CRITERIA: readonly EntryKeyKind[] = ['guid', 'link', 'hash'];

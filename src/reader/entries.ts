@@ -219,7 +219,9 @@ export class FeedEntry implements NormalizedEntry {
   toJSON(): Omit<NormalizedEntry, 'sourceHash'> {
     const { key, keyKind, guid, link, title, summary, html, cover, author, publishedAt, updatedAt } = this;
     return Object.fromEntries(
-      Object.entries({ key, keyKind, guid, link, title, summary, html, cover, author, publishedAt, updatedAt }).filter(([, value]) => value !== undefined),
+      Object.entries({ key, keyKind, guid, link, title, summary, html, cover, author, publishedAt, updatedAt }).filter(
+        ([, value]) => value !== undefined,
+      ),
     ) as Omit<NormalizedEntry, 'sourceHash'>;
   }
 }

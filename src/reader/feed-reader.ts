@@ -88,7 +88,10 @@ export function pooledFeedReader(pool: FeedTaskRunner): FeedReader {
         }
       }
       if (chunk.length > 0) chunks.push(chunk);
-      const cleaned = await pool.runEach('cleanFeedEntries', chunks.map((part) => part.map((entry) => entry.source())));
+      const cleaned = await pool.runEach(
+        'cleanFeedEntries',
+        chunks.map((part) => part.map((entry) => entry.source())),
+      );
       chunks.forEach((part, i) => part.forEach((entry, index) => entry.applyCleaned(cleaned[i]![index]!)));
     },
   };

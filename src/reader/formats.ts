@@ -205,9 +205,7 @@ function fromAtom(feed: AtomFeed.Feed<string>, feedBase: string | undefined): Ra
         updated: entry.updated ?? first(entry.dcterms?.modified),
         images: [
           ...mediaImages(entry.media),
-          ...enclosureImages(
-            (entry.links ?? []).filter((link) => link.rel === 'enclosure').map((link) => ({ url: link.href, type: link.type })),
-          ),
+          ...enclosureImages((entry.links ?? []).filter((link) => link.rel === 'enclosure').map((link) => ({ url: link.href, type: link.type }))),
         ],
       };
     }),

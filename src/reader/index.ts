@@ -7,12 +7,5 @@ export { parseFeedDate } from './dates.js';
 export { contentHash, keyEntries } from './dedupe.js';
 export { looksLikeHtml } from './prepare.js';
 export type { CleanedEntry, EntrySource, FeedEntry } from './entries.js';
-export {
-  cleanEntries,
-  feedEntries,
-  type FeedReader,
-  type FeedReadOutcome,
-  pooledFeedReader,
-  readFeedOutcome,
-} from './feed-reader.js';
+export { cleanEntries, feedEntries, type FeedReader, type FeedReadOutcome, pooledFeedReader, readFeedOutcome } from './feed-reader.js';
 export { LIMITS, type EntryKeyKind, type FeedFormat, type NormalizedEntry, type NormalizedFeed } from './types.js';

@@ -62,9 +62,7 @@ export function parseFeed({ body, contentType, url }: FeedResponse): NormalizedF
   if (!text.trim()) throw new FeedParseError('not_a_feed', 'the response is empty');
   const feedUrl = httpUrl(url);
   const raw = toRawFeed(readWithFeedsmith(text), feedUrl);
-  const entries = raw.entries
-    .slice(0, LIMITS.entries)
-    .map((entry) => normalizeEntry(entry, feedUrl));
+  const entries = raw.entries.slice(0, LIMITS.entries).map((entry) => normalizeEntry(entry, feedUrl));
   const feedBase = raw.base ?? feedUrl;
   const feed: NormalizedFeed = {
     format: raw.format,

@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.close());
 
-    it('authenticateSession admits live session keys only, with the user\'s email and the account\'s plan', async () => {
+    it("authenticateSession admits live session keys only, with the user's email and the account's plan", async () => {
       const { api_key: sessionKey } = await sessions.signIn({ email, password: PASSWORD, ip: '10.1.1.1' });
       const profile = await accounts.authenticateSession(sessionKey);
       assert.equal(profile?.principal.userId, owner.userId);
@@ -46,7 +46,7 @@ for (const dialect of DIALECTS) {
       assert.equal(await accounts.authenticateSession(sessionKey), undefined, 'a revoked session');
     });
 
-    it('listKeys lists the user\'s live API keys, newest first, without hashes; revokeKey revokes only its own', async () => {
+    it("listKeys lists the user's live API keys, newest first, without hashes; revokeKey revokes only its own", async () => {
       const key = await accounts.createKey({ userId: owner.userId, name: 'ci' });
       await sessions.signIn({ email, password: PASSWORD, ip: '10.1.1.2' });
       let keys = await accounts.listKeys(owner.userId);
@@ -73,19 +73,39 @@ for (const dialect of DIALECTS) {
       const other = await createOwner(t.storage);
       const read = async (accountId: number) =>
         t.storage.db.selectFrom('accounts').select(['sender_name', 'sender_offer']).where('id', '=', accountId).executeTakeFirstOrThrow();
-      assert.deepEqual(
-        await accounts.updateSender(owner.accountId, { senderName: '  Grace Hopper ', senderOffer: ' help publishers\r\ngrow. ' }),
-        { senderName: 'Grace Hopper', senderOffer: 'help publishers\ngrow.' },
-      );
+      assert.deepEqual(await accounts.updateSender(owner.accountId, { senderName: '  Grace Hopper ', senderOffer: ' help publishers\r\ngrow. ' }), {
+        senderName: 'Grace Hopper',
+        senderOffer: 'help publishers\ngrow.',
+      });
       assert.deepEqual(await read(owner.accountId), { sender_name: 'Grace Hopper', sender_offer: 'help publishers\ngrow.' });
       assert.deepEqual(await read(other.accountId), { sender_name: null, sender_offer: null }, 'another account is untouched');
 
-      await expectAppError(accounts.updateSender(owner.accountId, { senderName: 'n'.repeat(101), senderOffer: '' }), 'validation_failed', '/sender_name');
-      await expectAppError(accounts.updateSender(owner.accountId, { senderName: 'Grace\nHopper', senderOffer: '' }), 'validation_failed', '/sender_name');
-      await expectAppError(accounts.updateSender(owner.accountId, { senderName: '', senderOffer: 'o'.repeat(501) }), 'validation_failed', '/sender_offer');
-      await expectAppError(accounts.updateSender(owner.accountId, { senderName: '', senderOffer: 'bell\u0007' }), 'validation_failed', '/sender_offer');
+      await expectAppError(
+        accounts.updateSender(owner.accountId, { senderName: 'n'.repeat(101), senderOffer: '' }),
+        'validation_failed',
+        '/sender_name',
+      );
+      await expectAppError(
+        accounts.updateSender(owner.accountId, { senderName: 'Grace\nHopper', senderOffer: '' }),
+        'validation_failed',
+        '/sender_name',
+      );
+      await expectAppError(
+        accounts.updateSender(owner.accountId, { senderName: '', senderOffer: 'o'.repeat(501) }),
+        'validation_failed',
+        '/sender_offer',
+      );
+      await expectAppError(
+        accounts.updateSender(owner.accountId, { senderName: '', senderOffer: 'bell\u0007' }),
+        'validation_failed',
+        '/sender_offer',
+      );
       await expectAppError(accounts.updateSender(999_999, { senderName: 'x', senderOffer: '' }), 'not_found');
-      assert.deepEqual(await read(owner.accountId), { sender_name: 'Grace Hopper', sender_offer: 'help publishers\ngrow.' }, 'nothing changed on refusal');
+      assert.deepEqual(
+        await read(owner.accountId),
+        { sender_name: 'Grace Hopper', sender_offer: 'help publishers\ngrow.' },
+        'nothing changed on refusal',
+      );
 
       // At the bounds (counted in characters, not UTF-16 units), then cleared.
       await accounts.updateSender(owner.accountId, { senderName: '😀'.repeat(100), senderOffer: 'é'.repeat(500) });
@@ -101,7 +121,12 @@ for (const dialect of DIALECTS) {
       const other = await sessions.signIn({ email: userEmail, password: PASSWORD, ip: '10.1.1.3' });
       const principal = (await accounts.authenticateSession(current.api_key))!.principal;
       const change = (input: Partial<{ currentPassword: string; password: string; passwordConfirmation: string }>) =>
-        accounts.changePassword(principal, { currentPassword: PASSWORD, password: 'the new passphrase', passwordConfirmation: 'the new passphrase', ...input });
+        accounts.changePassword(principal, {
+          currentPassword: PASSWORD,
+          password: 'the new passphrase',
+          passwordConfirmation: 'the new passphrase',
+          ...input,
+        });
       await expectAppError(change({ currentPassword: 'wrong one!' }), 'validation_failed', '/current_password');
       await expectAppError(change({ password: 'short', passwordConfirmation: 'short' }), 'validation_failed', '/password');
       await expectAppError(change({ password: userEmail, passwordConfirmation: userEmail }), 'validation_failed', '/password');

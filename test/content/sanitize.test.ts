@@ -22,7 +22,13 @@ describe('article HTML sanitizing', () => {
   });
 
   it('makes imported relative URLs absolute before checking their scheme', () => {
-    const html = sanitizeImportedHtml('<a href="../about">a</a><img src="/i.png" srcset="/s.png 2x"><a href="javascript:x()">j</a>', 'https://blog.example/post/1');
-    assert.equal(html, '<a href="https://blog.example/about">a</a><img src="https://blog.example/i.png" srcset="https://blog.example/s.png 2x" /><a>j</a>');
+    const html = sanitizeImportedHtml(
+      '<a href="../about">a</a><img src="/i.png" srcset="/s.png 2x"><a href="javascript:x()">j</a>',
+      'https://blog.example/post/1',
+    );
+    assert.equal(
+      html,
+      '<a href="https://blog.example/about">a</a><img src="https://blog.example/i.png" srcset="https://blog.example/s.png 2x" /><a>j</a>',
+    );
   });
 });

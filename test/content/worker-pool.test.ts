@@ -9,7 +9,10 @@ describe('WorkerPool', () => {
   it('sanitizes in worker threads (the TypeScript sources load there under tsx) with the same result, in order', async () => {
     const pool = new WorkerPool({ threads: 2 });
     try {
-      const htmls = Array.from({ length: 40 }, (_, i) => `<p onclick="x()">${i} ${'word '.repeat(i * 10_000)}<script>x()</script><a href="javascript:x()">j</a></p>`);
+      const htmls = Array.from(
+        { length: 40 },
+        (_, i) => `<p onclick="x()">${i} ${'word '.repeat(i * 10_000)}<script>x()</script><a href="javascript:x()">j</a></p>`,
+      );
       assert.deepEqual(await sanitizeArticlesInPool(pool, htmls), htmls.map(sanitizeArticleHtml));
     } finally {
       await pool.close();

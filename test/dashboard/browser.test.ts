@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import type { Storage } from '../../src/db/connection.js';
 import { PublicationQueries } from '../../src/portal/publications/queries.js';
 import { PublicationService } from '../../src/portal/publications/service.js';
@@ -117,10 +116,13 @@ describe('the dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     const page = await newPage();
     const { email } = await signUpIn(page);
     const publication = await createPublication(t.storage, await accountOf(t.storage, email));
-    blog.feeds.set('/browser.xml', rss('The Sample Blog', [
-      { guid: 'one', title: 'Lisbon in winter' },
-      { guid: 'two', title: 'Porto by night' },
-    ]));
+    blog.feeds.set(
+      '/browser.xml',
+      rss('The Sample Blog', [
+        { guid: 'one', title: 'Lisbon in winter' },
+        { guid: 'two', title: 'Porto by night' },
+      ]),
+    );
     await page.getByRole('link', { name: 'Publications' }).click();
     await screenshot(page, 'publications');
     await page.getByRole('link', { name: publication.name }).click();
@@ -139,7 +141,12 @@ describe('the dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     await page.getByRole('button', { name: 'Synchronize' }).click();
     await page.getByText('0 imported, 0 updated, 2 unchanged').waitFor();
     await page.getByRole('link', { name: 'RSS feeds' }).click();
-    assert.ok(await page.getByRole('row', { name: /The Sample Blog/ }).getByText('completed').isVisible());
+    assert.ok(
+      await page
+        .getByRole('row', { name: /The Sample Blog/ })
+        .getByText('completed')
+        .isVisible(),
+    );
     await screenshot(page, 'feeds');
 
     await page.getByRole('link', { name: 'Articles' }).click();
@@ -172,10 +179,18 @@ describe('the dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     await row.getByRole('button', { name: /Save/ }).click();
     await page.getByText("The client's role is saved.").waitFor();
     await screenshot(page, 'clients');
-    const roles = await t.storage.db.selectFrom('roles').select(['publication_id', 'access_level']).where('user_id', '=', client.userId).orderBy('publication_id').execute();
+    const roles = await t.storage.db
+      .selectFrom('roles')
+      .select(['publication_id', 'access_level'])
+      .where('user_id', '=', client.userId)
+      .orderBy('publication_id')
+      .execute();
     assert.deepEqual(
       roles.map((role) => [role.publication_id, role.access_level]),
-      [[publication.id, 'viewer'], [other.id, 'author']].sort((a, b) => Number(a[0]) - Number(b[0])),
+      [
+        [publication.id, 'viewer'],
+        [other.id, 'author'],
+      ].sort((a, b) => Number(a[0]) - Number(b[0])),
     );
   });
 
@@ -183,7 +198,8 @@ describe('the dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     const page = await newPage();
     const { email } = await signUpIn(page);
     const userId = (await t.storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
-    const keyCount = async () => (await t.storage.db.selectFrom('api_keys').select('id').where('user_id', '=', userId).where('kind', '=', 'api').execute()).length;
+    const keyCount = async () =>
+      (await t.storage.db.selectFrom('api_keys').select('id').where('user_id', '=', userId).where('kind', '=', 'api').execute()).length;
     const before = await keyCount();
 
     // Another origin (same site for cookies: the session cookie goes along) posts a form to the dashboard.
@@ -263,7 +279,14 @@ describe('the dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     await phone.getByLabel('Password').fill(PASSWORD);
     await phone.getByRole('button', { name: 'Sign in' }).click();
     await phone.getByRole('heading', { name: 'Publications' }).waitFor();
-    const pages = ['/publications', `/publications/${publication.app_id}/articles`, `/publications/${publication.app_id}/feeds`, `/publications/${publication.app_id}/clients`, '/settings/api', '/settings/password'];
+    const pages = [
+      '/publications',
+      `/publications/${publication.app_id}/articles`,
+      `/publications/${publication.app_id}/feeds`,
+      `/publications/${publication.app_id}/clients`,
+      '/settings/api',
+      '/settings/password',
+    ];
     for (const path of pages) {
       await phone.goto(path);
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

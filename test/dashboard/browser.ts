@@ -76,7 +76,11 @@ export async function otherSite(html: () => string): Promise<{ base: string; clo
 }
 
 /** Signs up through the sign-up page (the new session stays in the page's context); returns the first key shown. */
-export async function signUpIn(page: Page, email = uniqueEmail('browser'), organisation = 'Acme Media'): Promise<{ email: string; firstKey: string }> {
+export async function signUpIn(
+  page: Page,
+  email = uniqueEmail('browser'),
+  organisation = 'Acme Media',
+): Promise<{ email: string; firstKey: string }> {
   await page.goto('/sign-up');
   await page.getByLabel('Organisation').fill(organisation);
   await page.getByLabel('Email').fill(email);

@@ -67,7 +67,11 @@ for (const dialect of DIALECTS) {
     it('answers a malformed address with the 404 page before looking at the form, signed in or not, token or not', async () => {
       const { visitor, publication } = await owner();
       await visitor.get(`/publications/${publication.app_id}/feeds`);
-      for (const path of ['/publications/no%20such%20id/feeds', `/publications/${publication.app_id}/feeds/0`, '/publications/no%20such%20id/clients']) {
+      for (const path of [
+        '/publications/no%20such%20id/feeds',
+        `/publications/${publication.app_id}/feeds/0`,
+        '/publications/no%20such%20id/clients',
+      ]) {
         assert.match(expectPage(await visitor.post(path, { url: '', title: '' }), 404), /There is no such page\./, path);
         expectPage(await visitor.postRaw(path, { url: '' }), 404);
         expectPage(await browser().postRaw(path, { url: '' }), 404);

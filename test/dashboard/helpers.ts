@@ -35,7 +35,12 @@ export function pageClient(app: FastifyInstance, options: { remoteAddress?: stri
     return cookies.size === 0 ? {} : { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
   }
 
-  async function send(method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<PageResponse> {
+  async function send(
+    method: 'GET' | 'POST',
+    url: string,
+    form?: Record<string, string | string[]>,
+    headers: Record<string, string> = {},
+  ): Promise<PageResponse> {
     const payload = form === undefined ? undefined : encodeForm(form);
     const response = await app.inject({
       method,
@@ -88,7 +93,9 @@ export function csrfIn(page: string): string {
 
 export function decodeEntities(text: string): string {
   const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"' };
-  return text.replace(/&(amp|lt|gt|quot|#\d+);/g, (_all, name: string) => (name.startsWith('#') ? String.fromCharCode(Number(name.slice(1))) : named[name]!));
+  return text.replace(/&(amp|lt|gt|quot|#\d+);/g, (_all, name: string) =>
+    name.startsWith('#') ? String.fromCharCode(Number(name.slice(1))) : named[name]!,
+  );
 }
 
 /** The text a page shows for the field's error (by the field's id). */
@@ -118,7 +125,11 @@ export function uniqueEmail(stem = 'user'): string {
 export const PASSWORD = 'a long enough password';
 
 /** Signs up through the sign-up page and returns the first API key it shows. */
-export async function signUp(client: PageClient, email = uniqueEmail(), name = 'Acme Media'): Promise<{ email: string; apiKey: string; page: string }> {
+export async function signUp(
+  client: PageClient,
+  email = uniqueEmail(),
+  name = 'Acme Media',
+): Promise<{ email: string; apiKey: string; page: string }> {
   await client.get('/sign-up');
   const response = await client.post('/sign-up', { name, email, password: PASSWORD, password_confirmation: PASSWORD });
   const page = expectPage(response, 201);

@@ -34,7 +34,16 @@ describe('the html template', () => {
   it('lets only http(s) URLs and local paths into links', () => {
     assert.equal(linkUrl('https://example.com/feed'), 'https://example.com/feed');
     assert.equal(linkUrl('/publications'), '/publications');
-    for (const url of ['javascript:alert(1)', ' JavaScript:alert(1)', 'data:text/html,x', '//evil.example', '/\\evil.example', 'vbscript:x', '', null]) {
+    for (const url of [
+      'javascript:alert(1)',
+      ' JavaScript:alert(1)',
+      'data:text/html,x',
+      '//evil.example',
+      '/\\evil.example',
+      'vbscript:x',
+      '',
+      null,
+    ]) {
       assert.equal(linkUrl(url), undefined, String(url));
     }
   });

@@ -135,7 +135,11 @@ describe('templates, leads and jobs in Chromium', { skip: skipWithoutChromium },
     await live.locator('.badge.scraping').first().waitFor();
     assert.ok(await page.getByText('Reading the company’s website.').isVisible());
     await live.locator('[role="status"] .badge.completed').waitFor({ timeout: 20_000 });
-    assert.equal(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument), true, 'updated in place, not reloaded');
+    assert.equal(
+      await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
+      true,
+      'updated in place, not reloaded',
+    );
     assert.equal(await live.getAttribute('data-live-seconds'), null, 'it stops following a finished job');
     assert.deepEqual(await live.locator('ol.steps .badge').allTextContents(), ['pending', 'scraping', 'generating', 'completed']);
     assert.match((await live.locator('pre.email-body').textContent())!, /^Hi Ada,/);

@@ -136,37 +136,62 @@ for (const dialect of DIALECTS) {
 
       // Preview: the form's texts for a sample lead, nothing saved; problems at their field.
       await visitor.get(path);
-      page = expectPage(await visitor.post(path, { ...good, subject: 'Airships for {{companyName}}, {{firstName}}', intent: 'preview', sample_first_name: 'Grace' }), 200);
+      page = expectPage(
+        await visitor.post(path, { ...good, subject: 'Airships for {{companyName}}, {{firstName}}', intent: 'preview', sample_first_name: 'Grace' }),
+        200,
+      );
       assert.deepEqual(emailIn(page), {
         subject: 'Airships for Zeppelin Works, Grace',
         body: `Hi Grace,\n\nI read that Zeppelin Works builds airships.\n\nThe Acme Media team`,
       });
       assert.match(page, /written by the built-in generator/);
       assert.ok(page.includes('value="Airships for {{companyName}}, {{firstName}}"'), 'the form keeps what was typed');
-      assert.equal((await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId))[0]!.subject, 'A note for {{companyName}}', 'a preview saves nothing');
+      assert.equal(
+        (await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId))[0]!.subject,
+        'A note for {{companyName}}',
+        'a preview saves nothing',
+      );
       page = expectPage(await visitor.post(path, { ...good, body: 'Hi {{first_name}}', intent: 'preview' }), 400);
       assert.match(fieldError(page, 'field-body') ?? '', /^Line 1, column 4: Unknown variable "first_name".*\{\{firstName\}\}/);
       assert.doesNotMatch(page, /id="preview"/);
 
       // Edit: rename, and stop being the default.
-      expectRedirect(await visitor.post(path, { name: 'Intro for publishers', subject: good.subject, body: good.body }), `${path}?notice=template-saved`);
+      expectRedirect(
+        await visitor.post(path, { name: 'Intro for publishers', subject: good.subject, body: good.body }),
+        `${path}?notice=template-saved`,
+      );
       let templates = await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId);
-      assert.deepEqual(templates.map((template) => [template.name, template.is_default]), [['Intro for publishers', false]]);
+      assert.deepEqual(
+        templates.map((template) => [template.name, template.is_default]),
+        [['Intro for publishers', false]],
+      );
       assert.equal(templates[0]!.body, 'Hi {{firstName}},\n\nI read that {{companyName}} builds airships.\n\n{{senderName}}');
 
       // A second one; make the first the default from the list, then delete it.
       await visitor.get('/templates/new');
-      expectRedirect(await visitor.post('/templates', { name: 'Follow-up', subject: '', body: 'Hello again {{firstName}}' }), /notice=template-created/);
+      expectRedirect(
+        await visitor.post('/templates', { name: 'Follow-up', subject: '', body: 'Hello again {{firstName}}' }),
+        /notice=template-created/,
+      );
       page = expectPage(await visitor.get('/templates'), 200);
       assert.match(page, /written by the generator/);
       expectRedirect(await visitor.post(`${path}/default`), '/templates?notice=template-default');
       templates = await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId);
-      assert.deepEqual(templates.map((template) => [template.name, template.is_default]), [['Follow-up', false], ['Intro for publishers', true]]);
+      assert.deepEqual(
+        templates.map((template) => [template.name, template.is_default]),
+        [
+          ['Follow-up', false],
+          ['Intro for publishers', true],
+        ],
+      );
       page = expectPage(await visitor.get('/templates?notice=template-default'), 200);
       assert.match(page, /This is now the account’s default template/);
       assert.match(page, new RegExp(`data-confirm="Delete the template “Intro for publishers”\\?`));
       expectRedirect(await visitor.post(`${path}/delete`), '/templates?notice=template-deleted');
-      assert.deepEqual((await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId)).map((template) => template.name), ['Follow-up']);
+      assert.deepEqual(
+        (await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId)).map((template) => template.name),
+        ['Follow-up'],
+      );
       expectPage(await visitor.get(path), 404);
     });
 
@@ -182,14 +207,20 @@ for (const dialect of DIALECTS) {
       await visitor.get('/templates');
       expectPage(await visitor.post(`/templates/${template.id}/delete`, {}, { origin: 'https://evil.example' }), 403);
       expectPage(await visitor.postRaw(`/templates/${template.id}/default`, {}), 403);
-      assert.deepEqual((await templates.list(accountId)).map((row) => [row.name, row.is_default]), [['Kept', false]]);
+      assert.deepEqual(
+        (await templates.list(accountId)).map((row) => [row.name, row.is_default]),
+        [['Kept', false]],
+      );
     });
 
     it("answers another account's templates and jobs, and malformed ids, with 404 pages", async () => {
       const owner = browser();
       const { email, apiKey } = await signUp(owner);
       const { accountId } = await accountOf(t.storage, email);
-      const template = await new TemplateService(new TemplateQueries(t.storage.db)).create(accountId, { name: 'Private <b>plan</b>', body: 'Hi {{firstName}}' });
+      const template = await new TemplateService(new TemplateQueries(t.storage.db)).create(accountId, {
+        name: 'Private <b>plan</b>',
+        body: 'Hi {{firstName}}',
+      });
       const job = (await client(t.app, apiKey).post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'))).body.jobId as string;
 
       const stranger = browser();
@@ -212,7 +243,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await new TemplateService(new TemplateQueries(t.storage.db)).get(accountId, template.id)).name, 'Private <b>plan</b>');
       const jobs = expectPage(await stranger.get('/leads/jobs'), 200);
       assert.match(jobs, /No jobs yet/);
-      assert.ok(!(expectPage(await stranger.get('/templates'), 200)).includes('Private'));
+      assert.ok(!expectPage(await stranger.get('/templates'), 200).includes('Private'));
       for (const path of ['/templates/not-a-uuid', '/leads/jobs/123', '/leads/nothing', '/templates/x/y']) expectPage(await stranger.get(path), 404);
     });
 
@@ -226,7 +257,12 @@ for (const dialect of DIALECTS) {
       assert.match(page, /<strong>0 of 100 leads<\/strong> used in \d{4}-\d{2}/);
       assert.match(page, /No jobs yet/);
 
-      const submitted = await visitor.post('/leads', { firstName: '<img src=x onerror=alert(1)>', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', templateId: '' });
+      const submitted = await visitor.post('/leads', {
+        firstName: '<img src=x onerror=alert(1)>',
+        lastName: 'Lovelace',
+        email: 'ada@zeppelin-works.com',
+        templateId: '',
+      });
       const id = jobIdOf(submitted.location);
       page = await waitForJobPage(visitor, id);
       assert.ok(page.includes('&lt;img src=x onerror=alert(1)&gt; Lovelace'));
@@ -234,7 +270,11 @@ for (const dialect of DIALECTS) {
       assert.match(page, /<span class="badge completed">completed<\/span> Done\./);
       assert.deepEqual(stepsOf(page), ['pending', 'scraping', 'generating', 'completed']);
       const shown = emailIn(page);
-      const api = await t.storage.db.selectFrom('lead_jobs').select(['email_subject', 'email_body', 'generator']).where('id', '=', id).executeTakeFirstOrThrow();
+      const api = await t.storage.db
+        .selectFrom('lead_jobs')
+        .select(['email_subject', 'email_body', 'generator'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(shown, { subject: api.email_subject, body: api.email_body });
       assert.match(shown.body, /^Hi <img src=x onerror=alert\(1\)>,/i, 'the name is in the email, as text');
       assert.match(page, /Written by the built-in generator\./);
@@ -254,13 +294,19 @@ for (const dialect of DIALECTS) {
       const { email } = await signUp(visitor);
       const { accountId } = await accountOf(t.storage, email);
       const templates = new TemplateService(new TemplateQueries(t.storage.db));
-      const chosen = await templates.create(accountId, { name: 'Chosen', subject: 'Chosen for {{companyName}}', body: 'Hello {{firstName}} of {{companyName}}' });
+      const chosen = await templates.create(accountId, {
+        name: 'Chosen',
+        subject: 'Chosen for {{companyName}}',
+        body: 'Hello {{firstName}} of {{companyName}}',
+      });
       await templates.create(accountId, { name: 'Fallback', subject: 'Default for {{firstName}}', body: 'Hi {{firstName}}', isDefault: true });
       let page = expectPage(await visitor.get('/leads'), 200);
       assert.match(page, /<option value="" selected>Account default \(Fallback\)<\/option>/);
       assert.ok(page.includes(`<option value="${chosen.id}">Chosen</option>`));
 
-      let id = jobIdOf((await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', templateId: chosen.id })).location);
+      let id = jobIdOf(
+        (await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', templateId: chosen.id })).location,
+      );
       page = await waitForJobPage(visitor, id);
       assert.deepEqual(emailIn(page), { subject: 'Chosen for Zeppelin Works', body: 'Hello Ada of Zeppelin Works' });
       assert.ok(page.includes(`<dd><a href="/templates/${chosen.id}">Chosen</a></dd>`));
@@ -289,7 +335,10 @@ for (const dialect of DIALECTS) {
       assert.equal(fieldError(page, 'field-firstName'), 'Must not be empty');
       page = expectPage(await visitor.post('/leads', { firstName: 'Ada', lastName: 'L'.repeat(101), email: 'ada@zeppelin-works.com' }), 400);
       assert.equal(fieldError(page, 'field-lastName'), 'Must be at most 100 characters');
-      page = expectPage(await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: `${'a'.repeat(320)}@zeppelin-works.com` }), 400);
+      page = expectPage(
+        await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: `${'a'.repeat(320)}@zeppelin-works.com` }),
+        400,
+      );
       assert.equal(fieldError(page, 'field-email'), 'Must be at most 320 characters');
       page = expectPage(await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'not an address' }), 400);
       assert.match(fieldError(page, 'field-email') ?? '', /.+/);
@@ -327,7 +376,10 @@ for (const dialect of DIALECTS) {
         await sleep(20);
       }
       assert.match(page, /<div id="jobs-live" data-live-seconds="1">/);
-      assert.match(expectPage(await visitor.get(`/leads/jobs/${id}`), 200), /<span class="badge scraping">scraping<\/span> Reading the company’s website\./);
+      assert.match(
+        expectPage(await visitor.get(`/leads/jobs/${id}`), 200),
+        /<span class="badge scraping">scraping<\/span> Reading the company’s website\./,
+      );
       page = await waitForJobPage(visitor, id);
       assert.match(page, /<div id="job-live">/);
       assert.match(page, /badge completed/);
@@ -341,7 +393,8 @@ for (const dialect of DIALECTS) {
       const { apiKey } = await signUp(visitor);
       const api = client(t.app, apiKey);
       const ids: string[] = [];
-      for (let index = 0; index < 21; index += 1) ids.push((await api.post(`${LEADS}/process-lead`, lead(`p${index}@zeppelin-works.com`))).body.jobId);
+      for (let index = 0; index < 21; index += 1)
+        ids.push((await api.post(`${LEADS}/process-lead`, lead(`p${index}@zeppelin-works.com`))).body.jobId);
       for (let index = 0; index < 2; index += 1) ids.push((await api.post(`${LEADS}/process-lead`, lead(`p${index}@gmail.com`))).body.jobId);
       const linked = (page: string) => [...page.matchAll(new RegExp(`<a href="/leads/jobs/(${UUID})">`, 'g'))].map((match) => match[1]!);
 
@@ -374,7 +427,9 @@ for (const dialect of DIALECTS) {
       let page = expectPage(await visitor.get('/leads'), 200);
       assert.ok(page.includes(`Send it to me at ${email}`));
       const before = smtp.messages.length;
-      const id = jobIdOf((await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', send_to_me: 'on' })).location);
+      const id = jobIdOf(
+        (await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', send_to_me: 'on' })).location,
+      );
       page = await waitForJobPage(visitor, id);
       assert.deepEqual(stepsOf(page), ['pending', 'scraping', 'generating', 'sending', 'completed']);
       assert.match(page, /<strong>sent to you by email<\/strong>/);
@@ -411,7 +466,11 @@ for (const dialect of DIALECTS) {
         await visitor.post('/settings/sender', { sender_name: ' Grace <Hopper> ', sender_offer: 'help publishers grow their newsletter revenue.' }),
         '/settings/sender?notice=sender-saved',
       );
-      const account = await t.storage.db.selectFrom('accounts').select(['sender_name', 'sender_offer']).where('id', '=', accountId).executeTakeFirstOrThrow();
+      const account = await t.storage.db
+        .selectFrom('accounts')
+        .select(['sender_name', 'sender_offer'])
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(account, { sender_name: 'Grace <Hopper>', sender_offer: 'help publishers grow their newsletter revenue.' });
       page = expectPage(await visitor.get('/settings/sender?notice=sender-saved'), 200);
       assert.match(page, /The email sender is saved/);
@@ -419,7 +478,10 @@ for (const dialect of DIALECTS) {
 
       // The generator signs with it.
       await visitor.get('/templates/new');
-      page = expectPage(await visitor.post('/templates', { name: 'x', subject: '', body: 'Best, {{senderName}} of {{senderCompany}}', intent: 'preview' }), 200);
+      page = expectPage(
+        await visitor.post('/templates', { name: 'x', subject: '', body: 'Best, {{senderName}} of {{senderCompany}}', intent: 'preview' }),
+        200,
+      );
       assert.equal(emailIn(page).body, 'Best, Grace <Hopper> of Airship Media');
       await visitor.get('/leads');
       const id = jobIdOf((await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com' })).location);
@@ -432,7 +494,10 @@ for (const dialect of DIALECTS) {
       const owner = browser();
       const { email } = await signUp(owner);
       const { accountId } = await accountOf(t.storage, email);
-      const template = await new TemplateService(new TemplateQueries(t.storage.db)).create(accountId, { name: 'Owner only', body: 'Hi {{firstName}}' });
+      const template = await new TemplateService(new TemplateQueries(t.storage.db)).create(accountId, {
+        name: 'Owner only',
+        body: 'Hi {{firstName}}',
+      });
       const publication = await createPublication(t.storage, accountId);
       const member = await createClientUser(t.storage, accountId, [{ publicationId: publication.id, accessLevel: 'admin' }], { password: PASSWORD });
       const visitor = browser();
@@ -457,7 +522,10 @@ for (const dialect of DIALECTS) {
         expectPage(await visitor.post(path, form), 403);
       }
       assert.equal(await jobCount(t.storage, accountId), 0);
-      assert.deepEqual((await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId)).map((row) => row.name), ['Owner only']);
+      assert.deepEqual(
+        (await new TemplateService(new TemplateQueries(t.storage.db)).list(accountId)).map((row) => row.name),
+        ['Owner only'],
+      );
     });
   });
 }
@@ -480,7 +548,9 @@ describe('the try-it form without SMTP, and its requests-a-minute limit', () => 
     await signUp(visitor);
     let page = expectPage(await visitor.get('/leads'), 200);
     assert.doesNotMatch(page, /Send it to me/);
-    const id = jobIdOf((await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', send_to_me: 'on' })).location);
+    const id = jobIdOf(
+      (await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', send_to_me: 'on' })).location,
+    );
     page = await waitForJobPage(visitor, id);
     assert.deepEqual(stepsOf(page), ['pending', 'scraping', 'generating', 'completed']);
     await visitor.get('/leads');
@@ -528,7 +598,9 @@ describe('a job whose email the relay refuses', () => {
     const visitor = pageClient(t.app);
     await signUp(visitor);
     await visitor.get('/leads');
-    const id = jobIdOf((await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', send_to_me: 'on' })).location);
+    const id = jobIdOf(
+      (await visitor.post('/leads', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@zeppelin-works.com', send_to_me: 'on' })).location,
+    );
     const page = await waitForJobPage(visitor, id);
     assert.deepEqual(stepsOf(page), ['pending', 'scraping', 'generating', 'sending', 'failed']);
     assert.match(page, /<div class="alert" role="alert"><strong>The job failed\.<\/strong> The email could not be sent: [^<]*550/);
@@ -554,7 +626,9 @@ describe('the template preview with an LLM configured', () => {
     const visitor = pageClient(t.app);
     await signUp(visitor);
     await visitor.get('/templates/new');
-    llm.routes.set('/v1/chat/completions', (_request, response) => chatAnswer(response, JSON.stringify({ subject: 'From the model', body: 'Dear <Ada>, a model wrote this.' })));
+    llm.routes.set('/v1/chat/completions', (_request, response) =>
+      chatAnswer(response, JSON.stringify({ subject: 'From the model', body: 'Dear <Ada>, a model wrote this.' })),
+    );
     const form = { name: 'LLM', subject: '', body: 'Write to {{firstName}} at {{companyName}}.', intent: 'preview', sample_first_name: 'Grace' };
     let page = expectPage(await visitor.post('/templates', form), 200);
     assert.deepEqual(emailIn(page), { subject: 'From the model', body: 'Dear <Ada>, a model wrote this.' });

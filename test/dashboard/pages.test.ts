@@ -94,7 +94,11 @@ for (const dialect of DIALECTS) {
       const proxied = browser();
       const preSession = await proxied.get('/sign-in', { 'x-forwarded-proto': 'https' });
       assert.match(String(preSession.headers['set-cookie']), /^mh_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
-      const proxiedSignUp = await proxied.post('/sign-up', { email: uniqueEmail(), password: PASSWORD, password_confirmation: PASSWORD }, { 'x-forwarded-proto': 'https', origin: 'https://localhost' });
+      const proxiedSignUp = await proxied.post(
+        '/sign-up',
+        { email: uniqueEmail(), password: PASSWORD, password_confirmation: PASSWORD },
+        { 'x-forwarded-proto': 'https', origin: 'https://localhost' },
+      );
       assert.equal(proxiedSignUp.status, 201);
       assert.match(String(proxiedSignUp.headers['set-cookie']), /mh_session=[^;]+; Max-Age=43200; Path=\/; HttpOnly; Secure; SameSite=Lax/);
 
@@ -132,7 +136,10 @@ for (const dialect of DIALECTS) {
       await visitor.get('/sign-up');
       const answers = [];
       for (const email of [taken, other.email]) {
-        const page = expectPage(await visitor.post('/sign-up', { email, password: 'another long password', password_confirmation: 'another long password' }), 400);
+        const page = expectPage(
+          await visitor.post('/sign-up', { email, password: 'another long password', password_confirmation: 'another long password' }),
+          400,
+        );
         // Nothing names the email as registered, nor tells one owner's address from another's.
         assert.doesNotMatch(page, /already exists|already registered|is taken/i);
         answers.push(page.replace(email, 'EMAIL').replace(/name="_csrf" value="[^"]+"/, ''));
@@ -141,9 +148,16 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(answers[0]!, /field-email[^>]*aria-invalid/);
       // Probing is throttled like guessing: a taken email's sign-ups count against it, as wrong passwords do.
       for (let attempt = 1; attempt < MAX_FAILURES_PER_EMAIL; attempt += 1) {
-        expectPage(await visitor.post('/sign-up', { email: taken, password: 'another long password', password_confirmation: 'another long password' }), 400);
+        expectPage(
+          await visitor.post('/sign-up', { email: taken, password: 'another long password', password_confirmation: 'another long password' }),
+          400,
+        );
       }
-      const throttled = await visitor.post('/sign-up', { email: taken, password: 'another long password', password_confirmation: 'another long password' });
+      const throttled = await visitor.post('/sign-up', {
+        email: taken,
+        password: 'another long password',
+        password_confirmation: 'another long password',
+      });
       assert.match(expectPage(throttled, 429), /Too many failed sign-ins/);
       assert.ok(Number(throttled.headers['retry-after']) > 0);
       const signInPage = await pageClient(t.app, { remoteAddress: nextAddress() });
@@ -171,8 +185,14 @@ for (const dialect of DIALECTS) {
       const refused = await visitor.post('/sign-up', { email, password: PASSWORD, password_confirmation: PASSWORD });
       assert.match(expectPage(refused, 429), /Too many failed sign-ins/);
       assert.ok(Number(refused.headers['retry-after']) > 0);
-      assert.equal(await t.storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(), undefined, 'no account was made');
-      assert.ok(!([] as string[]).concat((refused.headers['set-cookie'] as string[] | undefined) ?? []).some((line) => line.startsWith('mh_session=')));
+      assert.equal(
+        await t.storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(),
+        undefined,
+        'no account was made',
+      );
+      assert.ok(
+        !([] as string[]).concat((refused.headers['set-cookie'] as string[] | undefined) ?? []).some((line) => line.startsWith('mh_session=')),
+      );
       // From another address the same sign-up works, and shows the first key.
       await signUp(pageClient(t.app, { remoteAddress: nextAddress() }), email);
     });
@@ -278,7 +298,7 @@ for (const dialect of DIALECTS) {
       expectRedirect(await visitor.post('/sign-in', { email, password: PASSWORD }), '/publications');
     });
 
-    it('generates named keys shown once, lists them without their hash, and revokes only the user\'s own', async () => {
+    it("generates named keys shown once, lists them without their hash, and revokes only the user's own", async () => {
       const visitor = browser();
       const { email } = await signUp(visitor);
       const { userId } = await accountOf(t.storage, email);
@@ -302,7 +322,10 @@ for (const dialect of DIALECTS) {
       const row = /<tr>\n<td class="title">CRM &lt;import&gt;<\/td>\n<td>(.*)<\/td>\n<td>(.*)<\/td>\n<td>(.*)<\/td>/.exec(page);
       assert.deepEqual(row?.slice(1), [`<code>${created.prefix}…</code>`, minute(created.created_at), minute(created.last_used_at!)]);
       expectPage(await visitor.post('/settings/api/keys', { name: 'Unused' }), 201);
-      assert.match(expectPage(await visitor.get('/settings/api'), 200), /<td class="title">Unused<\/td>\n<td><code>[^<]+…<\/code><\/td>\n<td>[^<]+ UTC<\/td>\n<td>never<\/td>/);
+      assert.match(
+        expectPage(await visitor.get('/settings/api'), 200),
+        /<td class="title">Unused<\/td>\n<td><code>[^<]+…<\/code><\/td>\n<td>[^<]+ UTC<\/td>\n<td>never<\/td>/,
+      );
 
       expectRedirect(await visitor.post(`/settings/api/keys/${created.id}/revoke`), '/settings/api?notice=key-revoked');
       expectError(await client(t.app, key).get(`${PORTAL}/publications`), 401, 'unauthorized');
@@ -313,7 +336,11 @@ for (const dialect of DIALECTS) {
       // Another user's key, the session's own key, or one revoked already: not found, and untouched.
       const stranger = browser();
       const { apiKey: strangerKey } = await signUp(stranger);
-      const strangerRow = await t.storage.db.selectFrom('api_keys').select('id').where('key_hash', '=', (await import('../../src/accounts/keys.js')).hashApiKey(strangerKey)).executeTakeFirstOrThrow();
+      const strangerRow = await t.storage.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('key_hash', '=', (await import('../../src/accounts/keys.js')).hashApiKey(strangerKey))
+        .executeTakeFirstOrThrow();
       await visitor.get('/settings/api');
       expectPage(await visitor.post(`/settings/api/keys/${strangerRow.id}/revoke`), 404);
       assert.equal((await client(t.app, strangerKey).get(`${PORTAL}/publications`)).status, 200);
@@ -337,14 +364,35 @@ for (const dialect of DIALECTS) {
       const elsewhere = browser();
       await signIn(elsewhere, email);
       await visitor.get('/settings/password');
-      let page = expectPage(await visitor.post('/settings/password', { current_password: 'not my password', password: 'a brand new password', password_confirmation: 'a brand new password' }), 400);
+      let page = expectPage(
+        await visitor.post('/settings/password', {
+          current_password: 'not my password',
+          password: 'a brand new password',
+          password_confirmation: 'a brand new password',
+        }),
+        400,
+      );
       assert.equal(fieldError(page, 'field-current_password'), 'Is not your current password');
-      page = expectPage(await visitor.post('/settings/password', { current_password: PASSWORD, password: 'short', password_confirmation: 'short' }), 400);
+      page = expectPage(
+        await visitor.post('/settings/password', { current_password: PASSWORD, password: 'short', password_confirmation: 'short' }),
+        400,
+      );
       assert.equal(fieldError(page, 'field-password'), 'Must be at least 10 characters');
-      page = expectPage(await visitor.post('/settings/password', { current_password: PASSWORD, password: 'a brand new password', password_confirmation: 'another one entirely' }), 400);
+      page = expectPage(
+        await visitor.post('/settings/password', {
+          current_password: PASSWORD,
+          password: 'a brand new password',
+          password_confirmation: 'another one entirely',
+        }),
+        400,
+      );
       assert.equal(fieldError(page, 'field-password_confirmation'), 'Must match the new password');
       expectRedirect(
-        await visitor.post('/settings/password', { current_password: PASSWORD, password: 'a brand new password', password_confirmation: 'a brand new password' }),
+        await visitor.post('/settings/password', {
+          current_password: PASSWORD,
+          password: 'a brand new password',
+          password_confirmation: 'a brand new password',
+        }),
         '/settings/password?notice=password-changed',
       );
       assert.match(expectPage(await visitor.get('/settings/password?notice=password-changed'), 200), /Your password is changed/);
@@ -356,12 +404,15 @@ for (const dialect of DIALECTS) {
       expectRedirect(await fresh.post('/sign-in', { email, password: 'a brand new password' }), '/publications');
     });
 
-    it('lists the publications the user holds; another account\'s answer a 404 page; titles show as text', async () => {
+    it("lists the publications the user holds; another account's answer a 404 page; titles show as text", async () => {
       const visitor = browser();
       const { email, apiKey } = await signUp(visitor);
       const { accountId } = await accountOf(t.storage, email);
       const publication = await createPublication(t.storage, accountId);
-      await client(t.app, apiKey).post(`${PORTAL}/articles/${publication.app_id}`, { title: '<script>alert("owned")</script>', info: '<img src=x onerror=alert(1)>' });
+      await client(t.app, apiKey).post(`${PORTAL}/articles/${publication.app_id}`, {
+        title: '<script>alert("owned")</script>',
+        info: '<img src=x onerror=alert(1)>',
+      });
       let page = expectPage(await visitor.get('/publications'), 200);
       assert.match(page, new RegExp(`<a href="/publications/${publication.app_id}/articles">`));
       assert.match(page, /<td>owner<\/td>/);
@@ -382,7 +433,7 @@ for (const dialect of DIALECTS) {
       expectPage(await stranger.post(`/publications/${publication.app_id}/feeds`, { url: `${blog.base}/x.xml` }), 404);
     });
 
-    it('searches articles with the API\'s filter and pages through them', async () => {
+    it("searches articles with the API's filter and pages through them", async () => {
       const visitor = browser();
       const { email, apiKey } = await signUp(visitor);
       const { accountId } = await accountOf(t.storage, email);
@@ -413,7 +464,13 @@ for (const dialect of DIALECTS) {
       const { accountId } = await accountOf(t.storage, email);
       const { app_id: appId } = await createPublication(t.storage, accountId);
       const base = `/publications/${appId}/feeds`;
-      blog.feeds.set(`/${appId}.xml`, rss('The Blog', [{ guid: 'a', title: 'First post' }, { guid: 'b', title: 'Second <post>' }]));
+      blog.feeds.set(
+        `/${appId}.xml`,
+        rss('The Blog', [
+          { guid: 'a', title: 'First post' },
+          { guid: 'b', title: 'Second <post>' },
+        ]),
+      );
       await visitor.get(base);
       let page = expectPage(await visitor.post(base, { url: 'not a url' }), 400);
       assert.match(fieldError(page, 'field-url') ?? '', /absolute http or https URL/i);
@@ -451,7 +508,10 @@ for (const dialect of DIALECTS) {
       assert.equal(fieldError(page, 'field-title'), 'Is required');
       page = expectPage(await visitor.post(feedPath, { title: 'Renamed', cover: 'javascript:alert(1)', active: 'on' }), 400);
       assert.match(fieldError(page, 'field-cover') ?? '', /http or https URL/i);
-      expectRedirect(await visitor.post(feedPath, { title: 'Renamed <feed>', description: 'About it', active: 'on' }), `${feedPath}?notice=feed-saved`);
+      expectRedirect(
+        await visitor.post(feedPath, { title: 'Renamed <feed>', description: 'About it', active: 'on' }),
+        `${feedPath}?notice=feed-saved`,
+      );
       const feedId = Number(feedPath.split('/').pop());
       const row = await t.storage.db.selectFrom('rss_feeds').selectAll().where('id', '=', feedId).executeTakeFirstOrThrow();
       assert.equal(row.title, 'Renamed <feed>');
@@ -515,16 +575,27 @@ for (const dialect of DIALECTS) {
 
       page = expectPage(await owner.post(base, { email: 'bad', firstname: 'Ada', lastname: 'L', password: PASSWORD, access_level: 'viewer' }), 400);
       assert.match(fieldError(page, 'new-email') ?? '', /valid email/i);
-      page = expectPage(await owner.post(base, { email: uniqueEmail(), firstname: ' ', lastname: 'L', password: PASSWORD, access_level: 'viewer' }), 400);
+      page = expectPage(
+        await owner.post(base, { email: uniqueEmail(), firstname: ' ', lastname: 'L', password: PASSWORD, access_level: 'viewer' }),
+        400,
+      );
       assert.equal(fieldError(page, 'new-firstname'), 'Is required');
       const adminEmail = uniqueEmail('admin');
-      expectRedirect(await owner.post(base, { email: adminEmail, firstname: 'Ada', lastname: 'Admin', password: PASSWORD, access_level: 'admin' }), `${base}?notice=client-created`);
+      expectRedirect(
+        await owner.post(base, { email: adminEmail, firstname: 'Ada', lastname: 'Admin', password: PASSWORD, access_level: 'admin' }),
+        `${base}?notice=client-created`,
+      );
       const admin = await accountOf(t.storage, adminEmail);
 
       const roles = async (userId: number) =>
-        (await t.storage.db.selectFrom('roles').select(['publication_id', 'access_level']).where('user_id', '=', userId).orderBy('publication_id').execute()).map(
-          (role) => `${role.publication_id}:${role.access_level}`,
-        );
+        (
+          await t.storage.db
+            .selectFrom('roles')
+            .select(['publication_id', 'access_level'])
+            .where('user_id', '=', userId)
+            .orderBy('publication_id')
+            .execute()
+        ).map((role) => `${role.publication_id}:${role.access_level}`);
       assert.deepEqual(await roles(existing.userId), [`${publication.id}:editor`, `${other.id}:author`].sort());
 
       // The admin signs in: it manages the clients it could have made (roles here only, below admin). It may change
@@ -564,7 +635,13 @@ for (const dialect of DIALECTS) {
     it('answers unknown and malformed addresses in its sections with 404 pages', async () => {
       const visitor = browser();
       await signUp(visitor);
-      for (const path of ['/publications/no-such-app/articles', '/publications/bad%20id/articles', '/publications/x/feeds/abc', '/publications/x/nothing', '/settings/nothing']) {
+      for (const path of [
+        '/publications/no-such-app/articles',
+        '/publications/bad%20id/articles',
+        '/publications/x/feeds/abc',
+        '/publications/x/nothing',
+        '/settings/nothing',
+      ]) {
         expectPage(await visitor.get(path), 404);
       }
     });
@@ -599,7 +676,11 @@ for (const dialect of DIALECTS) {
       assert.equal(form.statusCode, 415);
       assert.equal(JSON.parse(form.body).error, 'unsupported_media_type');
       expectError(await client(t.app, apiKey).get('/api/portal/v1/no-such-thing'), 404, 'not_found');
-      expectError(await client(t.app).get(`${PORTAL}/publications`, { cookie: `mh_session=${visitor.cookies.get('mh_session')}` }), 401, 'unauthorized');
+      expectError(
+        await client(t.app).get(`${PORTAL}/publications`, { cookie: `mh_session=${visitor.cookies.get('mh_session')}` }),
+        401,
+        'unauthorized',
+      );
       const openapi = JSON.parse((await t.app.inject({ method: 'GET', url: '/openapi.json' })).body) as { paths: Record<string, unknown> };
       const pagePaths = Object.keys(openapi.paths).filter((path) => !path.startsWith('/api/') && !['/healthz', '/readyz'].includes(path));
       assert.deepEqual(pagePaths, []);

@@ -95,7 +95,8 @@ for (const dialect of DIALECTS) {
 
     it('audit entries', async () => {
       const clients = `${PORTAL}/clients`;
-      const entries = () => test.storage.db.selectFrom('audit_log').select(['id', 'action']).where('account_id', '=', owner.accountId).orderBy('id').execute();
+      const entries = () =>
+        test.storage.db.selectFrom('audit_log').select(['id', 'action']).where('account_id', '=', owner.accountId).orderBy('id').execute();
       await created(`${clients}/`, clientBody());
       const newest = (await entries()).at(-1)!.id;
       // Audit entries are never deleted through the API (an account's go with it): the newest one is deleted here.

@@ -10,9 +10,41 @@ import { openStorage, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/app.js';
 
-const ALL_MIGRATIONS = ['001_initial', '002_clients', '003_feeds', '004_feed_schedule', '005_leads', '006_feed_entry_keys', '007_lead_fixes', '008_search_unaccent', '009_ids_never_reused', '010_feed_url_unique'];
+const ALL_MIGRATIONS = [
+  '001_initial',
+  '002_clients',
+  '003_feeds',
+  '004_feed_schedule',
+  '005_leads',
+  '006_feed_entry_keys',
+  '007_lead_fixes',
+  '008_search_unaccent',
+  '009_ids_never_reused',
+  '010_feed_url_unique',
+];
 
-const TABLES = ['accounts', 'users', 'api_keys', 'publications', 'categories', 'issues', 'articles', 'article_categories', 'article_counts', 'roles', 'audit_log', 'sign_in_failures', 'rss_feeds', 'rss_feed_categories', 'feed_entries', 'lead_templates', 'lead_jobs', 'company_profiles', 'idempotency_keys', 'lead_usage'];
+const TABLES = [
+  'accounts',
+  'users',
+  'api_keys',
+  'publications',
+  'categories',
+  'issues',
+  'articles',
+  'article_categories',
+  'article_counts',
+  'roles',
+  'audit_log',
+  'sign_in_failures',
+  'rss_feeds',
+  'rss_feed_categories',
+  'feed_entries',
+  'lead_templates',
+  'lead_jobs',
+  'company_profiles',
+  'idempotency_keys',
+  'lead_usage',
+];
 
 /** Rows in a table of the storage's own schema; throws when the table does not exist. */
 async function countRows(storage: Storage, table: string): Promise<number> {
@@ -58,7 +90,10 @@ for (const dialect of DIALECTS) {
       const other = openStorage(neighbour.url);
       try {
         const results = await migrateToLatest(other.db, other.dialect);
-        assert.deepEqual(results.map((result) => result.migrationName), ALL_MIGRATIONS);
+        assert.deepEqual(
+          results.map((result) => result.migrationName),
+          ALL_MIGRATIONS,
+        );
         assert.equal(await countRows(other, 'accounts'), 0);
         assert.equal(await countRows(storage, 'accounts'), 1);
       } finally {
@@ -83,7 +118,8 @@ for (const dialect of DIALECTS) {
       await migrateUpTo(db, storage.dialect, '009_ids_never_reused');
       const at = '2026-01-15T10:00:00.000Z';
       const stamps = { created_at: at, updated_at: at };
-      const id = async (table: string, values: Record<string, unknown>) => (await db.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow()).id as number;
+      const id = async (table: string, values: Record<string, unknown>) =>
+        (await db.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow()).id as number;
       const accountId = await id('accounts', { name: 'Before', plan: 'pro', ...stamps });
       ids.pub = await id('publications', { account_id: accountId, app_id: 'before-010', name: 'Before', ...stamps });
       ids.otherPub = await id('publications', { account_id: accountId, app_id: 'before-010-b', name: 'Other', ...stamps });
@@ -100,7 +136,10 @@ for (const dialect of DIALECTS) {
         await id('feed_entries', { feed_id: feedId, entry_key: 'guid:1', article_id: article, content_hash: 'h', synced_at: at });
       }
       const applied = await migrateToLatest(db, storage.dialect);
-      assert.deepEqual(applied.map((result) => [result.migrationName, result.status]), [['010_feed_url_unique', 'Success']]);
+      assert.deepEqual(
+        applied.map((result) => [result.migrationName, result.status]),
+        [['010_feed_url_unique', 'Success']],
+      );
     });
     after(async () => {
       await storage.close();
@@ -108,11 +147,23 @@ for (const dialect of DIALECTS) {
     });
 
     it('gives the oldest the normalized URL and deactivates the later duplicates with the reason, keeping them and their articles', async () => {
-      const rows = await db.selectFrom('rss_feeds').select(['id', 'url', 'normalized_url', 'active', 'job_status', 'queued_at', 'last_error']).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('rss_feeds')
+        .select(['id', 'url', 'normalized_url', 'active', 'job_status', 'queued_at', 'last_error'])
+        .orderBy('id')
+        .execute();
       const byId = new Map(rows.map((row) => [row.id as number, row]));
       assert.equal(rows.length, 5, 'no feed is deleted');
       const url = 'http://blog.example.com/feed';
-      assert.deepEqual(byId.get(ids.oldest), { id: ids.oldest, url: 'http://blog.example.com/feed#top', normalized_url: url, active: 1, job_status: 'pending', queued_at: null, last_error: null });
+      assert.deepEqual(byId.get(ids.oldest), {
+        id: ids.oldest,
+        url: 'http://blog.example.com/feed#top',
+        normalized_url: url,
+        active: 1,
+        job_status: 'pending',
+        queued_at: null,
+        last_error: null,
+      });
       for (const duplicate of [ids.same, ids.again]) {
         const row = byId.get(duplicate)!;
         assert.equal(row.normalized_url, null);
@@ -120,22 +171,49 @@ for (const dialect of DIALECTS) {
         assert.equal(row.active, 0);
         assert.equal(row.job_status, 'failed');
         assert.equal(row.queued_at, null);
-        assert.match(row.last_error, new RegExp(`^the same feed as RSS feed ${ids.oldest} of this publication \\(http://blog\\.example\\.com/feed\\); deactivated`));
+        assert.match(
+          row.last_error,
+          new RegExp(`^the same feed as RSS feed ${ids.oldest} of this publication \\(http://blog\\.example\\.com/feed\\); deactivated`),
+        );
       }
       assert.equal(byId.get(ids.https)!.normalized_url, 'https://blog.example.com/feed');
       assert.equal(byId.get(ids.https)!.active, 1);
       assert.equal(byId.get(ids.elsewhere)!.normalized_url, url);
       assert.equal(byId.get(ids.elsewhere)!.active, 1);
-      assert.equal(Number((await db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n), 2);
-      assert.deepEqual((await db.selectFrom('feed_entries').select('feed_id').orderBy('feed_id').execute()).map((row) => row.feed_id), [ids.oldest, ids.same]);
+      assert.equal(
+        Number(
+          (
+            await db
+              .selectFrom('articles')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+        2,
+      );
+      assert.deepEqual(
+        (await db.selectFrom('feed_entries').select('feed_id').orderBy('feed_id').execute()).map((row) => row.feed_id),
+        [ids.oldest, ids.same],
+      );
     });
 
     it('refuses from then on a feed whose normalized URL a feed of its publication holds', async () => {
       const at = new Date().toISOString();
-      const values = (publication: number, normalized: string | null) => ({ publication_id: publication, url: 'http://blog.example.com/feed', normalized_url: normalized, title: 'New', created_at: at, updated_at: at });
+      const values = (publication: number, normalized: string | null) => ({
+        publication_id: publication,
+        url: 'http://blog.example.com/feed',
+        normalized_url: normalized,
+        title: 'New',
+        created_at: at,
+        updated_at: at,
+      });
       await assert.rejects(db.insertInto('rss_feeds').values(values(ids.pub, 'http://blog.example.com/feed')).execute(), /unique|duplicate/i);
       await assert.rejects(db.insertInto('rss_feeds').values(values(ids.otherPub, 'http://blog.example.com/feed')).execute(), /unique|duplicate/i);
-      const third = await db.insertInto('rss_feeds').values(values(ids.otherPub, 'http://blog.example.com/other')).returning('id').executeTakeFirstOrThrow();
+      const third = await db
+        .insertInto('rss_feeds')
+        .values(values(ids.otherPub, 'http://blog.example.com/other'))
+        .returning('id')
+        .executeTakeFirstOrThrow();
       assert.ok(third.id > ids.elsewhere);
     });
   });

@@ -30,7 +30,15 @@ describe('SQLite write-ahead log checkpoints', () => {
       for (let index = 0; index < 80; index += 1) {
         await storage.db
           .insertInto('articles')
-          .values({ publication_id: publication.id, title: `Article ${index}`, html, unlock_type: 'free', visible: 1, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' } as never)
+          .values({
+            publication_id: publication.id,
+            title: `Article ${index}`,
+            html,
+            unlock_type: 'free',
+            visible: 1,
+            created_at: '2026-01-01T00:00:00Z',
+            updated_at: '2026-01-01T00:00:00Z',
+          } as never)
           .execute();
       }
       assert.ok((await stat(`${path}-wal`)).size > 4_000_000, 'the writes went to the log');

@@ -74,7 +74,9 @@ describe('article search on a PostgreSQL that refuses CREATE EXTENSION', { skip:
     const api = client(app, owner.apiKey);
     assert.equal((await api.post(`${PORTAL}/articles/${appId}`, { title: 'Café culture' })).status, 201);
     const titles = async (filter: string) =>
-      (await api.get(`${PORTAL}/articles/${appId}/page/1?filter=${encodeURIComponent(filter)}`)).body.records.map((article: { title: string }) => article.title);
+      (await api.get(`${PORTAL}/articles/${appId}/page/1?filter=${encodeURIComponent(filter)}`)).body.records.map(
+        (article: { title: string }) => article.title,
+      );
     assert.deepEqual(await titles('café'), ['Café culture']);
     assert.deepEqual(await titles('cafe'), []);
   });

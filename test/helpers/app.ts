@@ -99,7 +99,10 @@ export async function createOwner(storage: Storage, plan = 'free'): Promise<Owne
 
 export async function createPublication(storage: Storage, accountId: number, appId?: string) {
   emailCounter += 1;
-  return new PublicationService(new PublicationQueries(storage.db)).create({ accountId, appId: appId ?? `pub-${emailCounter}-${randomBytes(3).toString('hex')}` });
+  return new PublicationService(new PublicationQueries(storage.db)).create({
+    accountId,
+    appId: appId ?? `pub-${emailCounter}-${randomBytes(3).toString('hex')}`,
+  });
 }
 
 export interface Response<T = any> {
@@ -116,7 +119,12 @@ export interface ClientOptions {
 
 /** A client that sends one API key with every request and parses JSON answers. */
 export function client(app: FastifyInstance, apiKey?: string, options: ClientOptions = {}) {
-  async function send<T>(method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
+  async function send<T>(
+    method: InjectOptions['method'],
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Response<T>> {
     const response = await app.inject({
       method,
       url,
@@ -139,7 +147,13 @@ export function client(app: FastifyInstance, apiKey?: string, options: ClientOpt
 
 /** Asserts the one error shape and returns the body. */
 export function expectError(response: Response, status: number, code: string) {
-  if (response.status !== status || response.body?.error !== code || response.body?.success !== false || response.body?.status !== 'error' || typeof response.body?.message !== 'string') {
+  if (
+    response.status !== status ||
+    response.body?.error !== code ||
+    response.body?.success !== false ||
+    response.body?.status !== 'error' ||
+    typeof response.body?.message !== 'string'
+  ) {
     throw new Error(`expected ${status} ${code}, got ${response.status} ${response.raw.slice(0, 500)}`);
   }
   return response.body as { message: string; details: { path: string; message: string }[] };

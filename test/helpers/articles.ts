@@ -6,8 +6,25 @@ import { type Api, PORTAL } from './portal.js';
 
 /** Every field of the spec's Article table, plus the ones Masthead adds. */
 export const ARTICLE_FIELDS = [
-  'id', 'title', 'info', 'html', 'assets', 'cover', 'date', 'unlock_type', 'categories', 'category_ids',
-  'publication_id', 'issue_id', 'position', 'visible', 'rss_feed_id', 'source', 'author_id', 'created_at', 'updated_at',
+  'id',
+  'title',
+  'info',
+  'html',
+  'assets',
+  'cover',
+  'date',
+  'unlock_type',
+  'categories',
+  'category_ids',
+  'publication_id',
+  'issue_id',
+  'position',
+  'visible',
+  'rss_feed_id',
+  'source',
+  'author_id',
+  'created_at',
+  'updated_at',
 ].sort();
 
 export interface Article {

@@ -12,7 +12,16 @@ export const PASSWORD = 'correct horse battery';
 
 /** Every field of the spec's Client table. */
 export const CLIENT_FIELDS = [
-  'id', 'firstname', 'lastname', 'email', 'created_at', 'updated_at', 'last_seen_at', 'sign_in_count', 'gravatar_url', 'roles',
+  'id',
+  'firstname',
+  'lastname',
+  'email',
+  'created_at',
+  'updated_at',
+  'last_seen_at',
+  'sign_in_count',
+  'gravatar_url',
+  'roles',
 ].sort();
 export const ROLE_FIELDS = ['id', 'user_id', 'publication_id', 'access_level', 'created_at', 'updated_at'].sort();
 
@@ -69,7 +78,11 @@ export function seedClient(
   accountId: number,
   roles: [publicationId: number, level: ClientAccessLevel][] = [],
 ): Promise<SeededClient> {
-  return createClientUser(storage, accountId, roles.map(([publicationId, accessLevel]) => ({ publicationId, accessLevel })));
+  return createClientUser(
+    storage,
+    accountId,
+    roles.map(([publicationId, accessLevel]) => ({ publicationId, accessLevel })),
+  );
 }
 
 /** The audit rows of an account, oldest first, details parsed. */

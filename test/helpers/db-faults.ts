@@ -14,7 +14,10 @@ export async function terminateBackends(applicationName: string): Promise<number
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
   try {
-    const result = await admin.query('select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()', [applicationName]);
+    const result = await admin.query(
+      'select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()',
+      [applicationName],
+    );
     return result.rows.filter((row) => row.done).length;
   } finally {
     await admin.end();

@@ -23,7 +23,13 @@ export function siteEnv(site: LocalServer, extra: Record<string, string> = {}): 
 
 /** A realistic company home page with JSON-LD, OpenGraph and a lead paragraph. */
 export function companyHome(options: { name: string; description: string; product: string; lang?: string }): string {
-  const jsonLd = JSON.stringify({ '@context': 'https://schema.org', '@type': 'Organization', name: options.name, description: options.description, logo: '/logo.png' });
+  const jsonLd = JSON.stringify({
+    '@context': 'https://schema.org',
+    '@type': 'Organization',
+    name: options.name,
+    description: options.description,
+    logo: '/logo.png',
+  });
   return `<!doctype html><html lang="${options.lang ?? 'en'}"><head><meta charset="utf-8">
 <title>${options.name} | Home</title>
 <meta name="description" content="${options.description}">

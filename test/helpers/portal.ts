@@ -91,7 +91,10 @@ export function itFollowsTheCollectionContract(s: Tenants, contract: CollectionC
     const list = await s.api.get(base(s.appId));
     assert.equal(list.status, 200);
     assert.ok(Array.isArray(list.body));
-    assert.deepEqual(list.body.find((row: { id: number }) => row.id === record.id), record);
+    assert.deepEqual(
+      list.body.find((row: { id: number }) => row.id === record.id),
+      record,
+    );
 
     const updated = await s.api.put(url, contract.update.body);
     assert.equal(updated.status, 200, updated.raw);
@@ -108,7 +111,7 @@ export function itFollowsTheCollectionContract(s: Tenants, contract: CollectionC
     assert.ok(!(await s.api.get(base(s.appId))).body.some((row: { id: number }) => row.id === record.id));
   });
 
-  it('keeps each publication\'s records apart', async () => {
+  it("keeps each publication's records apart", async () => {
     const record = await create();
     expectError(await s.api.get(`${base(s.secondAppId)}/${record.id}`), 404, 'not_found');
     expectError(await s.api.put(`${base(s.secondAppId)}/${record.id}`, contract.update.body), 404, 'not_found');
@@ -116,7 +119,7 @@ export function itFollowsTheCollectionContract(s: Tenants, contract: CollectionC
     assert.ok(!(await s.api.get(base(s.secondAppId))).body.some((row: { id: number }) => row.id === record.id));
   });
 
-  it('answers 404 to another account\'s key on every operation, and changes nothing', async () => {
+  it("answers 404 to another account's key on every operation, and changes nothing", async () => {
     const record = await create();
     const url = `${base(s.appId)}/${record.id}`;
     for (const response of [

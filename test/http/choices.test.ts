@@ -22,9 +22,24 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     const cases: [what: string, send: () => Promise<Parameters<typeof expectError>[0]>, path: string, message: string][] = [
-      ['unlock_type in a body', () => api.post(articles, { title: 'x', unlock_type: 'gold' }), '/unlock_type', 'unlock_type must be one of free, paid, subscription'],
-      ['order_by in a query', () => api.get(`${articles}/page/1?order_by=colour`), '/querystring/order_by', 'querystring.order_by must be one of id, title, date, position, created_at, updated_at'],
-      ['order_dir in a query', () => api.get(`${articles}/page/1?order_dir=up`), '/querystring/order_dir', 'querystring.order_dir must be one of asc, desc'],
+      [
+        'unlock_type in a body',
+        () => api.post(articles, { title: 'x', unlock_type: 'gold' }),
+        '/unlock_type',
+        'unlock_type must be one of free, paid, subscription',
+      ],
+      [
+        'order_by in a query',
+        () => api.get(`${articles}/page/1?order_by=colour`),
+        '/querystring/order_by',
+        'querystring.order_by must be one of id, title, date, position, created_at, updated_at',
+      ],
+      [
+        'order_dir in a query',
+        () => api.get(`${articles}/page/1?order_dir=up`),
+        '/querystring/order_dir',
+        'querystring.order_dir must be one of asc, desc',
+      ],
       [
         'a job status in a query',
         () => api.get(`${LEADS}/jobs?status=done`),

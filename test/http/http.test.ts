@@ -40,7 +40,7 @@ function expectOpaqueInternalError(response: Response) {
   assert.doesNotMatch(response.raw, /\bat .*\.(ts|js):\d+|stack|node_modules/i);
 }
 
-describe('the one error shape for the framework\'s own failures', () => {
+describe("the one error shape for the framework's own failures", () => {
   let t: TestApp;
   let api: ReturnType<typeof client>;
   let categories: string;
@@ -161,7 +161,10 @@ describe('OpenAPI and docs', () => {
       if (!path.startsWith(PORTAL)) continue;
       for (const [method, operation] of Object.entries(operations)) {
         const errors = Object.entries(operation.responses).filter(([status]) => Number(status) >= 400);
-        assert.ok(errors.some(([status]) => status === '401'), `${method} ${path} documents 401`);
+        assert.ok(
+          errors.some(([status]) => status === '401'),
+          `${method} ${path} documents 401`,
+        );
         for (const [status, response] of errors) {
           assert.equal(response.content['application/json'].schema.$ref, '#/components/schemas/ErrorBody', `${method} ${path} ${status}`);
         }
@@ -180,7 +183,9 @@ describe('OpenAPI and docs', () => {
     const processLead = doc.paths['/api/client/process-lead'].post;
     assert.deepEqual(Object.keys(processLead.responses).sort(), ['200', '202', '400', '401', '403', '404', '409', '413', '415', '429', '502']);
     assert.equal(processLead.responses['429'].content['application/json'].schema.$ref, '#/components/schemas/ErrorBody');
-    assert.ok(processLead.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'idempotency-key' && parameter.in === 'header'));
+    assert.ok(
+      processLead.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'idempotency-key' && parameter.in === 'header'),
+    );
     const jobs = doc.paths['/api/client/jobs'].get;
     assert.deepEqual(jobs.parameters.map((parameter: { name: string }) => parameter.name).sort(), ['limit', 'page', 'status']);
   });

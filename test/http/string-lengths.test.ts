@@ -18,7 +18,7 @@ for (const dialect of DIALECTS) {
     });
     after(async () => t.close());
 
-    it('takes a title of 500 emoji (1,000 UTF-16 units) and refuses 501, with ajv\'s message', async () => {
+    it("takes a title of 500 emoji (1,000 UTF-16 units) and refuses 501, with ajv's message", async () => {
       const created = await tenant.api.post(tenant.articles, { title: '😀'.repeat(500) });
       assert.equal(created.status, 201, created.raw);
       assert.equal(created.body.title, '😀'.repeat(500));
@@ -33,7 +33,10 @@ for (const dialect of DIALECTS) {
 
     it('refuses an empty title with the minLength message, and takes one emoji', async () => {
       const error = expectError(await tenant.api.post(tenant.articles, { title: '' }), 400, 'validation_failed');
-      assert.ok(error.details.some((detail) => detail.path === '/title' && detail.message === 'must NOT have fewer than 1 characters'), JSON.stringify(error.details));
+      assert.ok(
+        error.details.some((detail) => detail.path === '/title' && detail.message === 'must NOT have fewer than 1 characters'),
+        JSON.stringify(error.details),
+      );
       assert.equal((await tenant.api.post(tenant.articles, { title: '😀' })).status, 201);
       // Two emoji are four UTF-16 units but two characters: fewer than the email's three.
       const client = expectError(
@@ -41,7 +44,10 @@ for (const dialect of DIALECTS) {
         400,
         'validation_failed',
       );
-      assert.ok(client.details.some((detail) => detail.path === '/email' && detail.message === 'must NOT have fewer than 3 characters'), JSON.stringify(client.details));
+      assert.ok(
+        client.details.some((detail) => detail.path === '/email' && detail.message === 'must NOT have fewer than 3 characters'),
+        JSON.stringify(client.details),
+      );
     });
 
     it('counts a million emoji of HTML as a million characters in an import (the limit), and refuses one more', async () => {
@@ -49,7 +55,11 @@ for (const dialect of DIALECTS) {
       const fits = await tenant.api.post(url, { articles: [{ title: 'Emoji', html: '😀'.repeat(1_000_000) }] });
       assert.equal(fits.status, 201, fits.raw.slice(0, 300));
       assert.equal(fits.body.articles[0].html, '😀'.repeat(1_000_000));
-      const error = expectError(await tenant.api.post(url, { articles: [{ title: 'Emoji', html: '😀'.repeat(1_000_001) }] }), 400, 'validation_failed');
+      const error = expectError(
+        await tenant.api.post(url, { articles: [{ title: 'Emoji', html: '😀'.repeat(1_000_001) }] }),
+        400,
+        'validation_failed',
+      );
       assert.deepEqual(error.details[0], { path: '/articles/0/html', message: 'must NOT have more than 1000000 characters' });
     });
   });

@@ -7,7 +7,9 @@ import { TEMPLATE_VARIABLES } from '../../src/leads/templates/engine.js';
 
 const SENDER = { name: 'Dana Smith', company: 'Beacon Analytics', offer: 'help B2B sales teams research accounts and write first emails in minutes' };
 
-function facts(overrides: Partial<Omit<LeadFacts, 'company' | 'sender'>> & { company?: Partial<LeadFacts['company']>; sender?: Partial<LeadFacts['sender']> } = {}): LeadFacts {
+function facts(
+  overrides: Partial<Omit<LeadFacts, 'company' | 'sender'>> & { company?: Partial<LeadFacts['company']>; sender?: Partial<LeadFacts['sender']> } = {},
+): LeadFacts {
   return {
     firstName: 'Maria',
     lastName: 'Gonzalez',
@@ -96,7 +98,13 @@ describe('built-in generator without a template', () => {
 
   it('falls back to the product description, and to the domain when the name is unknown', () => {
     const email = generateBuiltinEmail(
-      facts({ company: { name: '', description: 'Welcome to our website! Read more…', product_description: 'Cloud backup for dental clinics. Secure and simple.' } }),
+      facts({
+        company: {
+          name: '',
+          description: 'Welcome to our website! Read more…',
+          product_description: 'Cloud backup for dental clinics. Secure and simple.',
+        },
+      }),
     );
     assertClean(email);
     assert.match(email.body, /“Cloud backup for dental clinics\.”/);
@@ -133,7 +141,8 @@ describe('built-in generator without a template', () => {
         domain: 'mueller-bau.de',
         company: {
           name: 'Müller Bau GmbH',
-          description: 'Willkommen bei Müller Bau! Wir planen und bauen energieeffiziente Wohnhäuser in Süddeutschland – seit über 40 Jahren. Mehr erfahren…',
+          description:
+            'Willkommen bei Müller Bau! Wir planen und bauen energieeffiziente Wohnhäuser in Süddeutschland – seit über 40 Jahren. Mehr erfahren…',
           industry: ['Bauwesen'],
         },
       }),
@@ -148,7 +157,11 @@ describe('built-in generator without a template', () => {
       facts({
         firstName: '健',
         lastName: '佐藤',
-        company: { name: '佐藤工業', description: '佐藤工業は、精密金属部品の製造を専門とする企業です。創業以来、品質にこだわっています。', industry: [] },
+        company: {
+          name: '佐藤工業',
+          description: '佐藤工業は、精密金属部品の製造を専門とする企業です。創業以来、品質にこだわっています。',
+          industry: [],
+        },
       }),
     );
     assertClean(japanese);
@@ -200,7 +213,18 @@ describe('built-in generator without a template', () => {
   });
 
   it('never produces junk across a matrix of odd inputs', () => {
-    const descriptions = [null, '', '   ', 'Acme Robotics', 'Welcome!', 'HOME | ACME ROBOTICS', '<p>Forklifts</p>', '…', 'Robots (for warehouses', 'A'.repeat(5000)];
+    const descriptions = [
+      null,
+      '',
+      '   ',
+      'Acme Robotics',
+      'Welcome!',
+      'HOME | ACME ROBOTICS',
+      '<p>Forklifts</p>',
+      '…',
+      'Robots (for warehouses',
+      'A'.repeat(5000),
+    ];
     const offers = ['', 'x', 'help', '...', 'an'];
     for (const description of descriptions) {
       for (const offer of offers) {

@@ -19,7 +19,8 @@ for (const dialect of DIALECTS) {
       api = client(test.app, (await createOwner(test.storage)).apiKey);
       other = client(test.app, (await createOwner(test.storage)).apiKey);
       // 12 completed, 3 rejected, 2 queued (no worker runs them here), in this order.
-      for (let index = 0; index < 12; index += 1) created.push((await api.post(`${LEADS}/process-lead`, lead(`p${index}@listing.example.com`))).body.jobId);
+      for (let index = 0; index < 12; index += 1)
+        created.push((await api.post(`${LEADS}/process-lead`, lead(`p${index}@listing.example.com`))).body.jobId);
       for (let index = 0; index < 3; index += 1) created.push((await api.post(`${LEADS}/process-lead`, lead(`p${index}@gmail.com`))).body.jobId);
       for (let index = 0; index < 2; index += 1) {
         const queued = await api.post(`${LEADS}/process-lead`, lead(`q${index}@listing.example.com`), { prefer: 'respond-async' });
@@ -37,11 +38,28 @@ for (const dialect of DIALECTS) {
       const { status, body } = await api.get(`${LEADS}/jobs`);
       assert.equal(status, 200);
       assert.deepEqual(body.pagination, { total: 17, page: 1, limit: 10, pages: 2 });
-      assert.deepEqual(body.jobs.map((job: { id: string }) => job.id), created.slice(-10).reverse());
+      assert.deepEqual(
+        body.jobs.map((job: { id: string }) => job.id),
+        created.slice(-10).reverse(),
+      );
       const job = body.jobs[0];
-      assert.deepEqual(Object.keys(job).sort(), ['completed_at', 'created_at', 'domain', 'email', 'error_message', 'first_name', 'id', 'last_name', 'status', 'updated_at']);
+      assert.deepEqual(Object.keys(job).sort(), [
+        'completed_at',
+        'created_at',
+        'domain',
+        'email',
+        'error_message',
+        'first_name',
+        'id',
+        'last_name',
+        'status',
+        'updated_at',
+      ]);
       const second = await api.get(`${LEADS}/jobs?page=2`);
-      assert.deepEqual(second.body.jobs.map((row: { id: string }) => row.id), created.slice(0, 7).reverse());
+      assert.deepEqual(
+        second.body.jobs.map((row: { id: string }) => row.id),
+        created.slice(0, 7).reverse(),
+      );
       const beyond = await api.get(`${LEADS}/jobs?page=9`);
       assert.deepEqual(beyond.body.jobs, []);
       assert.equal(beyond.body.pagination.total, 17);
@@ -51,7 +69,10 @@ for (const dialect of DIALECTS) {
       assert.equal((await api.get(`${LEADS}/jobs?limit=100`)).body.jobs.length, 17);
       const three = await api.get(`${LEADS}/jobs?limit=3&page=2`);
       assert.deepEqual(three.body.pagination, { total: 17, page: 2, limit: 3, pages: 6 });
-      assert.deepEqual(three.body.jobs.map((job: { id: string }) => job.id), created.slice(-6, -3).reverse());
+      assert.deepEqual(
+        three.body.jobs.map((job: { id: string }) => job.id),
+        created.slice(-6, -3).reverse(),
+      );
     });
 
     it('filters by status; processing means scraping, generating or sending', async () => {
@@ -64,7 +85,10 @@ for (const dialect of DIALECTS) {
       assert.equal((await api.get(`${LEADS}/jobs?status=processing`)).body.pagination.total, 0);
       await test.storage.db.updateTable('lead_jobs').set({ status: 'generating' }).where('id', '=', created.at(-1)!).execute();
       const processing = await api.get(`${LEADS}/jobs?status=processing`);
-      assert.deepEqual(processing.body.jobs.map((job: { id: string }) => job.id), [created.at(-1)]);
+      assert.deepEqual(
+        processing.body.jobs.map((job: { id: string }) => job.id),
+        [created.at(-1)],
+      );
       await test.storage.db.updateTable('lead_jobs').set({ status: 'pending' }).where('id', '=', created.at(-1)!).execute();
     });
 
@@ -122,7 +146,10 @@ for (const dialect of DIALECTS) {
       assert.equal(job.status, 'completed');
       assert.equal(job.company.name, 'Slow Async');
       assert.ok(job.email_body.includes('Ada'));
-      assert.deepEqual(job.transitions.map((step: { status: string }) => step.status), ['pending', 'scraping', 'generating', 'completed']);
+      assert.deepEqual(
+        job.transitions.map((step: { status: string }) => step.status),
+        ['pending', 'scraping', 'generating', 'completed'],
+      );
     });
 
     it('answers a non-business address at once, even when asked to respond asynchronously', async () => {

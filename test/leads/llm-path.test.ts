@@ -19,7 +19,11 @@ for (const dialect of DIALECTS) {
     before(async () => {
       site = await startLocalServer();
       llm = await startLocalServer();
-      serveCompany(site, 'zeppelin-works.com', companyHome({ name: 'Zeppelin Works', description: 'Zeppelin Works builds quiet electric airships.', product: 'Airships' }));
+      serveCompany(
+        site,
+        'zeppelin-works.com',
+        companyHome({ name: 'Zeppelin Works', description: 'Zeppelin Works builds quiet electric airships.', product: 'Airships' }),
+      );
       test = await startApp(dialect, {
         ...siteEnv(site, { PLAN_FREE_RPM: '1000' }),
         LLM_BASE_URL: `${llm.base}/v1`,
@@ -38,7 +42,9 @@ for (const dialect of DIALECTS) {
 
     it('sends the rendered prompt and returns the model’s subject and body', async () => {
       llm.requests.length = 0;
-      llm.routes.set(COMPLETIONS, (_request, response) => chatAnswer(response, JSON.stringify({ subject: 'Airships and you', body: 'Dear Ada, a model wrote this.' })));
+      llm.routes.set(COMPLETIONS, (_request, response) =>
+        chatAnswer(response, JSON.stringify({ subject: 'Airships and you', body: 'Dear Ada, a model wrote this.' })),
+      );
       const response = await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'));
       assert.equal(response.status, 200, response.raw);
       assert.equal(response.body.emailSubject, 'Airships and you');
@@ -99,7 +105,10 @@ for (const dialect of DIALECTS) {
       const job = (await api.get(`${LEADS}/jobs/${jobId}`)).body;
       assert.equal(job.status, 'failed');
       assert.equal(job.error_message, error.message);
-      assert.deepEqual(job.transitions.map((step: { status: string }) => step.status), ['pending', 'scraping', 'generating', 'failed']);
+      assert.deepEqual(
+        job.transitions.map((step: { status: string }) => step.status),
+        ['pending', 'scraping', 'generating', 'failed'],
+      );
       assert.ok(!JSON.stringify(job).includes('sk-test-secret'));
       // The failure is the request's answer: the same key replays it.
       const replay = await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), { 'idempotency-key': 'nonsense-1' });

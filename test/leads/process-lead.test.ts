@@ -27,7 +27,11 @@ for (const dialect of DIALECTS) {
       serveCompany(
         site,
         'zeppelin-works.com',
-        companyHome({ name: 'Zeppelin Works', description: 'Zeppelin Works builds quiet electric airships for regional cargo.', product: 'Electric airships for cargo' }),
+        companyHome({
+          name: 'Zeppelin Works',
+          description: 'Zeppelin Works builds quiet electric airships for regional cargo.',
+          product: 'Electric airships for cargo',
+        }),
       );
     });
     after(async () => {
@@ -56,7 +60,10 @@ for (const dialect of DIALECTS) {
       assert.equal(job.error_message, null);
       assert.match(job.created_at, ISO);
       assert.match(job.completed_at, ISO);
-      assert.deepEqual(job.transitions.map((step: { status: string }) => step.status), ['pending', 'scraping', 'generating', 'completed']);
+      assert.deepEqual(
+        job.transitions.map((step: { status: string }) => step.status),
+        ['pending', 'scraping', 'generating', 'completed'],
+      );
       assert.equal(job.email_subject, body.emailSubject);
       assert.equal(job.email_body, body.emailBody);
       assert.equal(job.company.name, 'Zeppelin Works');
@@ -77,9 +84,7 @@ for (const dialect of DIALECTS) {
     it('reuses the research of a domain: many leads of one company cost one fetch', async () => {
       serveCompany(site, 'cached-co.com', companyHome({ name: 'Cached Co', description: 'Cached Co sells caches.', product: 'Caches' }));
       const before = site.requests.filter((request) => request.path.startsWith('/cached-co.com/')).length;
-      const responses = await Promise.all(
-        ['a', 'b', 'c', 'd'].map((name) => api.post(`${LEADS}/process-lead`, lead(`${name}@cached-co.com`))),
-      );
+      const responses = await Promise.all(['a', 'b', 'c', 'd'].map((name) => api.post(`${LEADS}/process-lead`, lead(`${name}@cached-co.com`))));
       for (const response of responses) assert.equal(response.status, 200, response.raw);
       await api.post(`${LEADS}/process-lead`, lead('e@cached-co.com'));
       const homeFetches = site.requests.filter((request) => request.path === '/cached-co.com/').length;
@@ -126,16 +131,28 @@ for (const dialect of DIALECTS) {
       const { body: before } = await api.get(`${LEADS}/jobs?limit=1`);
       expectError(await api.post(`${LEADS}/process-lead`, { lastName: 'L', email: 'a@zeppelin-works.com' }), 400, 'validation_failed');
       expectError(await api.post(`${LEADS}/process-lead`, { firstName: 1, lastName: 'L', email: 'a@zeppelin-works.com' }), 400, 'validation_failed');
-      const empty = expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { firstName: '   ' })), 400, 'validation_failed');
+      const empty = expectError(
+        await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { firstName: '   ' })),
+        400,
+        'validation_failed',
+      );
       assert.equal(empty.details[0]!.path, '/firstName');
       expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { lastName: 'x'.repeat(101) })), 400, 'validation_failed');
-      const nul = expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { firstName: 'A\u0000da' })), 400, 'validation_failed');
+      const nul = expectError(
+        await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { firstName: 'A\u0000da' })),
+        400,
+        'validation_failed',
+      );
       assert.equal(nul.details[0]!.path, '/firstName');
       expectError(await api.post(`${LEADS}/process-lead`, lead('a\u0000@zeppelin-works.com')), 400, 'validation_failed');
       expectError(await api.post(`${LEADS}/process-lead`, lead(`${'a'.repeat(320)}@x.com`)), 400, 'validation_failed');
       expectError(await api.post(`${LEADS}/process-lead`, lead('a@zeppelin-works.com', { templateId: 'not-a-uuid' })), 400, 'validation_failed');
       expectError(await api.post(`${LEADS}/process-lead`, '{"firstName": '), 400, 'validation_failed');
-      expectError(await api.post(`${LEADS}/process-lead`, 'firstName=a', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
+      expectError(
+        await api.post(`${LEADS}/process-lead`, 'firstName=a', { 'content-type': 'application/x-www-form-urlencoded' }),
+        415,
+        'unsupported_media_type',
+      );
       const { body: afterwards } = await api.get(`${LEADS}/jobs?limit=1`);
       assert.equal(afterwards.pagination.total, before.pagination.total);
     });
@@ -173,7 +190,11 @@ for (const dialect of DIALECTS) {
         const foreign = await templates.create(stranger.accountId, { name: 'Theirs', body: 'Hi {{firstName}}' });
         const { body: before } = await api.get(`${LEADS}/jobs?limit=1`);
         expectError(await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com', { templateId: foreign.id })), 404, 'not_found');
-        expectError(await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com', { templateId: '7d9f1c2e-4b1a-4c3d-9e8f-0a1b2c3d4e5f' })), 404, 'not_found');
+        expectError(
+          await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com', { templateId: '7d9f1c2e-4b1a-4c3d-9e8f-0a1b2c3d4e5f' })),
+          404,
+          'not_found',
+        );
         const { body: afterwards } = await api.get(`${LEADS}/jobs?limit=1`);
         assert.equal(afterwards.pagination.total, before.pagination.total);
       });
@@ -181,7 +202,12 @@ for (const dialect of DIALECTS) {
       it("uses the account's default template when none is named", async () => {
         const account = await createOwner(test.storage);
         const templates = new TemplateService(new TemplateQueries(test.storage.db));
-        await templates.create(account.accountId, { name: 'Default', subject: 'Default for {{firstName}}', body: 'Body for {{fullName}} at {{domain}}', isDefault: true });
+        await templates.create(account.accountId, {
+          name: 'Default',
+          subject: 'Default for {{firstName}}',
+          body: 'Body for {{fullName}} at {{domain}}',
+          isDefault: true,
+        });
         const response = await client(test.app, account.apiKey).post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'));
         assert.equal(response.body.emailSubject, 'Default for Ada');
         assert.equal(response.body.emailBody, 'Body for Ada Lovelace at zeppelin-works.com');
@@ -221,7 +247,11 @@ for (const dialect of DIALECTS) {
         const own = client(test.app, (await createOwner(test.storage)).apiKey);
         const syncFirst = { 'idempotency-key': 'prefer-1' };
         assert.equal((await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), syncFirst)).status, 200);
-        expectError(await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), { ...syncFirst, prefer: 'respond-async' }), 409, 'conflict');
+        expectError(
+          await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), { ...syncFirst, prefer: 'respond-async' }),
+          409,
+          'conflict',
+        );
         const asyncFirst = { 'idempotency-key': 'prefer-2', prefer: 'respond-async' };
         const queued = await own.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'), asyncFirst);
         assert.equal(queued.status, 202, queued.raw);

@@ -38,7 +38,10 @@ for (const dialect of DIALECTS) {
       assert.equal(intro.body, 'Hello {{ fullName }}\nBye');
       assert.equal(intro.is_default, false);
       await templates.create(accountId, { name: 'Follow-up', body: 'Again, {{firstName}}' });
-      assert.deepEqual((await templates.list(accountId)).map((template) => template.name), ['Follow-up', 'Intro']);
+      assert.deepEqual(
+        (await templates.list(accountId)).map((template) => template.name),
+        ['Follow-up', 'Intro'],
+      );
       assert.deepEqual(await templates.list(otherAccountId), []);
       const updated = await templates.update(accountId, intro.id, { subject: 'New {{companyName}}' });
       assert.equal(updated.subject, 'New {{companyName}}');
@@ -77,7 +80,10 @@ for (const dialect of DIALECTS) {
       assert.equal((await templates.forLead(account, undefined))?.id, first.id);
       await templates.setDefault(account, second.id);
       assert.equal((await templates.forLead(account, undefined))?.id, second.id);
-      assert.deepEqual((await templates.list(account)).map((template) => template.is_default), [false, true]);
+      assert.deepEqual(
+        (await templates.list(account)).map((template) => template.is_default),
+        [false, true],
+      );
       await templates.delete(account, second.id);
       assert.equal(await templates.forLead(account, undefined), undefined);
     });

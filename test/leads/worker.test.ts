@@ -12,7 +12,17 @@ import { html, startLocalServer } from '../helpers/local-server.js';
 async function insertStuckJob(storage: Storage, owner: Owner, email: string, state: Partial<LeadJobRow>): Promise<string> {
   const now = new Date().toISOString();
   const id = randomUUID();
-  const identity = { id, account_id: owner.accountId, user_id: owner.userId, template_id: null, first_name: 'Ada', last_name: 'Lovelace', email, domain: email.split('@')[1]!, created_at: now };
+  const identity = {
+    id,
+    account_id: owner.accountId,
+    user_id: owner.userId,
+    template_id: null,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email,
+    domain: email.split('@')[1]!,
+    created_at: now,
+  };
   await new LeadQueries(storage.db, storage.dialect).insertJob(newJob(identity, { run_async: 1, scraping_at: now, ...state }));
   return id;
 }
@@ -39,7 +49,11 @@ for (const dialect of DIALECTS) {
         const apis = [client(first!.app, owner.apiKey), client(second!.app, owner.apiKey)];
         const emails = Array.from({ length: 24 }, (_, index) => `lead${index}@company${index % 6}.example.com`);
         for (let index = 0; index < 6; index += 1) {
-          serveCompany(site, `company${index}.example.com`, companyHome({ name: `Company ${index}`, description: `Company ${index} makes things.`, product: 'Things' }));
+          serveCompany(
+            site,
+            `company${index}.example.com`,
+            companyHome({ name: `Company ${index}`, description: `Company ${index} makes things.`, product: 'Things' }),
+          );
         }
         const ids: string[] = [];
         for (const [index, email] of emails.entries()) {
@@ -49,7 +63,10 @@ for (const dialect of DIALECTS) {
         }
         for (const id of ids) assert.equal((await waitForJob(apis[0]!, id)).status, 'completed');
         const rows = await first!.storage.db.selectFrom('lead_jobs').select(['id', 'attempts']).where('id', 'in', ids).execute();
-        assert.deepEqual(rows.map((row) => row.attempts), ids.map(() => 1));
+        assert.deepEqual(
+          rows.map((row) => row.attempts),
+          ids.map(() => 1),
+        );
         for (const email of emails) assert.equal(prompts.filter((prompt) => prompt.includes(`<${email}>`)).length, 1, email);
       } finally {
         await shared.close();
@@ -68,8 +85,16 @@ for (const dialect of DIALECTS) {
         const api = client(instance!.app, owner.apiKey);
         const past = new Date(Date.now() - 60_000).toISOString();
         // Two jobs as an instance that claimed them and died leaves them: running, with leases in the past.
-        const stuck = await insertStuckJob(instance!.storage, owner, 'a@resume.example.com', { status: 'generating', lease_until: past, attempts: 1 });
-        const hopeless = await insertStuckJob(instance!.storage, owner, 'b@resume.example.com', { status: 'scraping', lease_until: past, attempts: 3 });
+        const stuck = await insertStuckJob(instance!.storage, owner, 'a@resume.example.com', {
+          status: 'generating',
+          lease_until: past,
+          attempts: 1,
+        });
+        const hopeless = await insertStuckJob(instance!.storage, owner, 'b@resume.example.com', {
+          status: 'scraping',
+          lease_until: past,
+          attempts: 3,
+        });
         const resumed = await waitForJob(api, stuck);
         assert.equal(resumed.status, 'completed');
         const gaveUp = await waitForJob(api, hopeless);
@@ -95,7 +120,10 @@ for (const dialect of DIALECTS) {
         });
         // The app queues; two other instances, with a 300 ms lease, run the queue. One lead of the account at a time,
         // so two of the three jobs wait for the account while the first runs.
-        const test = await startApp(dialect, { ...siteEnv(site, { PLAN_FREE_RPM: '1000', PLAN_FREE_CONCURRENCY: '1', LEAD_WORKER: 'false', LEAD_WORKER_POLL_MS: '25' }), LLM_BASE_URL: `${llm.base}/v1` });
+        const test = await startApp(dialect, {
+          ...siteEnv(site, { PLAN_FREE_RPM: '1000', PLAN_FREE_CONCURRENCY: '1', LEAD_WORKER: 'false', LEAD_WORKER_POLL_MS: '25' }),
+          LLM_BASE_URL: `${llm.base}/v1`,
+        });
         const workers = [startLeadWorker(test, { leaseMs: 300 }), startLeadWorker(test, { leaseMs: 300 })];
         try {
           const api = client(test.app, (await createOwner(test.storage)).apiKey);
@@ -105,7 +133,10 @@ for (const dialect of DIALECTS) {
           for (const id of ids) assert.equal((await waitForJob(api, id, undefined, 15_000)).status, 'completed');
           for (const email of emails) assert.equal(prompts.filter((prompt) => prompt.includes(`<${email}>`)).length, 1, email);
           const rows = await test.storage.db.selectFrom('lead_jobs').select(['attempts', 'lease_until']).where('id', 'in', ids).execute();
-          assert.deepEqual(rows, ids.map(() => ({ attempts: 1, lease_until: null })));
+          assert.deepEqual(
+            rows,
+            ids.map(() => ({ attempts: 1, lease_until: null })),
+          );
         } finally {
           for (const worker of workers) await worker.close();
           await test.close();
@@ -134,8 +165,14 @@ for (const dialect of DIALECTS) {
           }
           chatAnswer(response, JSON.stringify({ subject: 'Fresh subject', body: 'Fresh body' }));
         });
-        const test = await startApp(dialect, { ...siteEnv(site, { PLAN_FREE_RPM: '1000', LEAD_WORKER: 'false', LEAD_WORKER_POLL_MS: '25' }), LLM_BASE_URL: `${llm.base}/v1` });
-        const workers = [startLeadWorker(test, { leaseMs: 300, renewEveryMs: 60_000 }), startLeadWorker(test, { leaseMs: 300, renewEveryMs: 60_000 })];
+        const test = await startApp(dialect, {
+          ...siteEnv(site, { PLAN_FREE_RPM: '1000', LEAD_WORKER: 'false', LEAD_WORKER_POLL_MS: '25' }),
+          LLM_BASE_URL: `${llm.base}/v1`,
+        });
+        const workers = [
+          startLeadWorker(test, { leaseMs: 300, renewEveryMs: 60_000 }),
+          startLeadWorker(test, { leaseMs: 300, renewEveryMs: 60_000 }),
+        ];
         try {
           const api = client(test.app, (await createOwner(test.storage)).apiKey);
           const { jobId } = (await api.post(`${LEADS}/process-lead`, lead('ada@stalled.example.com'), { prefer: 'respond-async' })).body;
@@ -175,7 +212,11 @@ for (const dialect of DIALECTS) {
         html(response, companyHome({ name: 'Backlog', description: 'Backlog has many leads.', product: 'Leads' }));
       });
       serveCompany(site, 'quiet.example.com', companyHome({ name: 'Quiet', description: 'Quiet has one lead.', product: 'One lead' }));
-      const shared = await startInstances(dialect, 1, siteEnv(site, { PLAN_FREE_RPM: '1000', PLAN_FREE_CONCURRENCY: '2', LEAD_WORKER_POLL_MS: '25' }));
+      const shared = await startInstances(
+        dialect,
+        1,
+        siteEnv(site, { PLAN_FREE_RPM: '1000', PLAN_FREE_CONCURRENCY: '2', LEAD_WORKER_POLL_MS: '25' }),
+      );
       try {
         const [instance] = shared.instances;
         const busy = await createOwner(instance!.storage);
@@ -184,12 +225,18 @@ for (const dialect of DIALECTS) {
         // More queued jobs than the worker runs at once (32), all before the other account's one.
         const backlog: string[] = [];
         for (let index = 0; index < 40; index += 1) {
-          backlog.push((await busyApi.post(`${LEADS}/process-lead`, lead(`lead${index}@backlog.example.com`), { prefer: 'respond-async' })).body.jobId);
+          backlog.push(
+            (await busyApi.post(`${LEADS}/process-lead`, lead(`lead${index}@backlog.example.com`), { prefer: 'respond-async' })).body.jobId,
+          );
         }
         const quiet = (await quietApi.post(`${LEADS}/process-lead`, lead('ada@quiet.example.com'), { prefer: 'respond-async' })).body.jobId;
         assert.equal((await waitForJob(quietApi, quiet, undefined, 5_000)).status, 'completed');
         // Only what could start was claimed: the account's two slots; the rest wait unclaimed, pending, not researched.
-        const rows = await instance!.storage.db.selectFrom('lead_jobs').select(['status', 'lease_until', 'scraping_at', 'attempts']).where('account_id', '=', busy.accountId).execute();
+        const rows = await instance!.storage.db
+          .selectFrom('lead_jobs')
+          .select(['status', 'lease_until', 'scraping_at', 'attempts'])
+          .where('account_id', '=', busy.accountId)
+          .execute();
         assert.equal(rows.filter((row) => row.lease_until !== null).length, 2);
         assert.equal(rows.filter((row) => row.status === 'scraping' && row.scraping_at !== null).length, 2);
         assert.equal(rows.filter((row) => row.status === 'pending' && row.scraping_at === null && row.attempts === 0).length, 38);

@@ -4,7 +4,14 @@ import { client, createOwner, createPublication, DIALECTS, expectError, startApp
 import { PORTAL } from '../helpers/portal.js';
 
 /** Dates that name a real moment, but whose UTC year is outside 1–9999 once the offset is applied (or before). */
-const OUT_OF_RANGE = ['0000-01-01T00:00:00+14:00', '0001-01-01T00:00:00+00:01', '9999-12-31T23:59:59-14:00', '9999-12-31T23:30:00-00:30', '0000-06-01', '0000-12-31 23:59:59'];
+const OUT_OF_RANGE = [
+  '0000-01-01T00:00:00+14:00',
+  '0001-01-01T00:00:00+00:01',
+  '9999-12-31T23:59:59-14:00',
+  '9999-12-31T23:30:00-00:30',
+  '0000-06-01',
+  '0000-12-31 23:59:59',
+];
 
 /** The edges that stay inside, as the portal returns them. */
 const AT_THE_EDGES: [string, string][] = [
@@ -47,7 +54,11 @@ for (const dialect of DIALECTS) {
         assert.match(created.message, /^date must be a date from year 1 to 9999/);
         const updated = expectError(await api.put(`${articles}/${existing.body.id}`, { date }), 400, 'validation_failed');
         assert.equal(updated.details[0]?.path, '/date', date);
-        const imported = expectError(await api.post(`${articles}/flexpdf-import`, { articles: [{ title: 'Fine' }, { title: 'Too far', date }] }), 400, 'validation_failed');
+        const imported = expectError(
+          await api.post(`${articles}/flexpdf-import`, { articles: [{ title: 'Fine' }, { title: 'Too far', date }] }),
+          400,
+          'validation_failed',
+        );
         assert.equal(imported.details[0]?.path, '/articles/1/date', date);
         const issue = expectError(await api.post(issues, { name: 'Too far', date }), 400, 'validation_failed');
         assert.equal(issue.details[0]?.path, '/date', date);

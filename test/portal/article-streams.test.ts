@@ -58,7 +58,9 @@ for (const dialect of DIALECTS) {
       importedIds = (response.body.articles as Article[]).map((article) => article.id);
       singlesAtImport = await Promise.all(importedIds.map((id) => rawOne(big, id)));
       // Assets on one of them (set by update only): an object the schema passes through as it is.
-      const updated = await big.api.put(`${big.articles}/${importedIds[3]}`, { assets: { pdf: 'https://cdn.example.com/a.pdf', pages: [1, 2], nested: { ok: true } } });
+      const updated = await big.api.put(`${big.articles}/${importedIds[3]}`, {
+        assets: { pdf: 'https://cdn.example.com/a.pdf', pages: [1, 2], nested: { ok: true } },
+      });
       assert.equal(updated.status, 200, updated.raw.slice(0, 300));
       for (let i = 0; i < 3; i++) {
         assert.equal((await small.api.post(small.articles, { title: `Small ${i}`, info: ODD_INFO, html: '<p>short</p>' })).status, 201);
@@ -74,7 +76,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(Object.keys(parsed), ['articles', 'count']);
       assert.equal(parsed.count, 8);
       assert.equal(importRaw, `{"articles":[${singlesAtImport.join(',')}],"count":8}`);
-      assert.deepEqual(parsed.articles.map((article) => article.title), Array.from({ length: 8 }, (_, i) => `Big "${i}" ✓`));
+      assert.deepEqual(
+        parsed.articles.map((article) => article.title),
+        Array.from({ length: 8 }, (_, i) => `Big "${i}" ✓`),
+      );
     });
 
     it('answers a large page with the envelope {total, page, per_page, pages, records} streamed, byte for byte the same', async () => {
@@ -89,7 +94,11 @@ for (const dialect of DIALECTS) {
         assert.equal(response.headers['content-length'], undefined, `${query}: streamed`);
         const perPage = Number(new URLSearchParams(query).get('per_page'));
         const singles = await Promise.all(order.map((id) => rawOne(big, id)));
-        assert.equal(response.raw, `{"total":8,"page":1,"per_page":${perPage},"pages":${Math.ceil(8 / perPage)},"records":[${singles.join(',')}]}`, query);
+        assert.equal(
+          response.raw,
+          `{"total":8,"page":1,"per_page":${perPage},"pages":${Math.ceil(8 / perPage)},"records":[${singles.join(',')}]}`,
+          query,
+        );
         assert.deepEqual(Object.keys(response.body), ['total', 'page', 'per_page', 'pages', 'records']);
       }
       // The second page of five: the last three, in order; the page arithmetic unchanged.

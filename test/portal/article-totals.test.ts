@@ -10,7 +10,7 @@ for (const dialect of DIALECTS) {
     const articles = (appId = s.appId) => `${PORTAL}/articles/${appId}`;
     const total = async (appId = s.appId) => (await s.api.get(`${articles(appId)}/page/1`)).body.total as number;
 
-    it('keeps each publication\'s total through create, import and delete', async () => {
+    it("keeps each publication's total through create, import and delete", async () => {
       const before = await total();
       const otherBefore = await total(s.secondAppId);
       const created = await s.api.post(articles(), { title: 'Counted' });

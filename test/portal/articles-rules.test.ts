@@ -92,7 +92,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await getArticle(home, article.id), article);
       });
 
-      it('accepts the publication\'s own, and the sibling publication accepts its own', async () => {
+      it("accepts the publication's own, and the sibling publication accepts its own", async () => {
         const own = await createArticle(home, { title: 'Own refs', category_ids: [ownCategory], issue_id: ownIssue });
         assert.deepEqual([own.category_ids, own.categories, own.issue_id], [[ownCategory], ['Local'], ownIssue]);
         const theirs = await createArticle(sibling, { title: 'Sibling refs', category_ids: [siblingCategory], issue_id: siblingIssue });
@@ -137,7 +137,7 @@ for (const dialect of DIALECTS) {
       let strangerArticle: Article;
       before(async () => {
         article = await createArticle(home, { title: 'Private to home', info: 'secret' });
-        strangerArticle = await createArticle(stranger, { title: 'The stranger\'s own' });
+        strangerArticle = await createArticle(stranger, { title: "The stranger's own" });
       });
 
       it('answers 404 to another account for every endpoint, and changes nothing', async () => {
@@ -160,7 +160,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await getArticle(home, article.id), article);
       });
 
-      it('never shows another account\'s articles in a listing or a search', async () => {
+      it("never shows another account's articles in a listing or a search", async () => {
         const { articles, total } = await listArticles(stranger);
         assert.ok(articles.length > 0);
         assert.equal(total, articles.length);
@@ -170,9 +170,15 @@ for (const dialect of DIALECTS) {
         const search = await stranger.api.get(`${stranger.articles}/page/1?filter=private`);
         assert.deepEqual([search.status, search.body.total], [200, 0]);
         const ownSearch = await home.api.get(`${home.articles}/page/1?filter=private`);
-        assert.deepEqual(ownSearch.body.records.map((one: Article) => one.id), [article.id]);
+        assert.deepEqual(
+          ownSearch.body.records.map((one: Article) => one.id),
+          [article.id],
+        );
         const publications = await stranger.api.get(`${PORTAL}/publications`);
-        assert.deepEqual(publications.body.map((one: { app_id: string }) => one.app_id), [stranger.appId]);
+        assert.deepEqual(
+          publications.body.map((one: { app_id: string }) => one.app_id),
+          [stranger.appId],
+        );
       });
 
       it('answers 404 for an article of one publication asked for under another of the same account', async () => {
@@ -275,8 +281,18 @@ for (const dialect of DIALECTS) {
       });
 
       it('refuses dates that are not real dates', async () => {
-        const dates = ['2026-02-30', 'yesterday', '2026-13-01', '2026-00-10', '2025-02-29', '2026-03-01T24:00:00Z',
-          '2026-03-01T10:61:00Z', '01/03/2026', '2026-3-1', ''];
+        const dates = [
+          '2026-02-30',
+          'yesterday',
+          '2026-13-01',
+          '2026-00-10',
+          '2025-02-29',
+          '2026-03-01T24:00:00Z',
+          '2026-03-01T10:61:00Z',
+          '01/03/2026',
+          '2026-3-1',
+          '',
+        ];
         for (const date of dates) {
           assert.deepEqual(failedPaths(await home.api.post(home.articles, body({ date }))), ['/date'], date);
           assert.deepEqual(failedPaths(await home.api.put(`${home.articles}/${target.id}`, { date })), ['/date'], date);
@@ -284,14 +300,28 @@ for (const dialect of DIALECTS) {
       });
 
       it('refuses a cover that is not an http(s) URL or a relative path', async () => {
-        const refused = ['javascript:alert(1)', 'JavaScript:alert(1)', '  javascript:alert(1)', 'java\tscript:alert(1)',
-          'java\nscript:alert(1)', '\u0001javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)',
-          'file:///etc/passwd'];
+        const refused = [
+          'javascript:alert(1)',
+          'JavaScript:alert(1)',
+          '  javascript:alert(1)',
+          'java\tscript:alert(1)',
+          'java\nscript:alert(1)',
+          '\u0001javascript:alert(1)',
+          'data:text/html,<script>alert(1)</script>',
+          'vbscript:msgbox(1)',
+          'file:///etc/passwd',
+        ];
         for (const cover of refused) {
           assert.deepEqual(failedPaths(await home.api.post(home.articles, body({ cover }))), ['/cover'], JSON.stringify(cover));
           assert.deepEqual(failedPaths(await home.api.put(`${home.articles}/${target.id}`, { cover })), ['/cover'], JSON.stringify(cover));
         }
-        const accepted = ['https://cdn.example.com/a.png', 'http://cdn.example.com/a.png', '/covers/a.png', 'covers/a.png', '//cdn.example.com/a.png'];
+        const accepted = [
+          'https://cdn.example.com/a.png',
+          'http://cdn.example.com/a.png',
+          '/covers/a.png',
+          'covers/a.png',
+          '//cdn.example.com/a.png',
+        ];
         for (const cover of accepted) {
           const article = await createArticle(home, body({ cover }));
           assert.equal(article.cover, cover);
@@ -362,7 +392,13 @@ for (const dialect of DIALECTS) {
       });
 
       it('refuses repeated or malformed query parameters with 400', async () => {
-        const queries = ['per_page=10&per_page=20', 'filter=a&filter=b', 'order_by=id&order_by=title', 'issue_id=1&issue_id=2', 'issue_id=2147483648'];
+        const queries = [
+          'per_page=10&per_page=20',
+          'filter=a&filter=b',
+          'order_by=id&order_by=title',
+          'issue_id=1&issue_id=2',
+          'issue_id=2147483648',
+        ];
         for (const query of queries) {
           expectError(await home.api.get(`${home.articles}/page/1?${query}`), 400, 'validation_failed');
         }

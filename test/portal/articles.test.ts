@@ -70,7 +70,11 @@ function expectedOrder(articles: Article[], field: OrderField, direction: 'asc' 
  */
 function assertOrdered(articles: Article[], field: OrderField, direction: 'asc' | 'desc', all: Article[]): void {
   if (field !== 'created_at' && field !== 'updated_at') {
-    assert.deepEqual(articles.map((article) => article.id), expectedOrder(all, field, direction), `order by ${field} ${direction}`);
+    assert.deepEqual(
+      articles.map((article) => article.id),
+      expectedOrder(all, field, direction),
+      `order by ${field} ${direction}`,
+    );
     return;
   }
   for (let index = 1; index < articles.length; index += 1) {
@@ -321,7 +325,10 @@ for (const dialect of DIALECTS) {
         const before = await fullArticle();
         for (const field of ['title', 'unlock_type', 'visible', 'category_ids']) {
           const error = expectError(await main.api.put(`${main.articles}/${before.id}`, { [field]: null }), 400, 'validation_failed');
-          assert.ok(error.details.some((detail) => detail.path === `/${field}`), JSON.stringify(error.details));
+          assert.ok(
+            error.details.some((detail) => detail.path === `/${field}`),
+            JSON.stringify(error.details),
+          );
         }
         assert.deepEqual(await getArticle(main, before.id), before);
       });
@@ -378,8 +385,14 @@ for (const dialect of DIALECTS) {
         it('lists every article, newest id first by default, with X-Total-Count', async () => {
           const { articles, total } = await listArticles(shelf);
           assert.equal(total, SIZE);
-          assert.deepEqual(articles.map((article) => article.id), expectedOrder(all, 'id', 'desc'));
-          assert.deepEqual(articles.find((article) => article.id === all[5]!.id), all[5]);
+          assert.deepEqual(
+            articles.map((article) => article.id),
+            expectedOrder(all, 'id', 'desc'),
+          );
+          assert.deepEqual(
+            articles.find((article) => article.id === all[5]!.id),
+            all[5],
+          );
         });
 
         it(`returns at most ${LIST_LIMIT} articles while X-Total-Count tells how many there are`, async () => {
@@ -410,11 +423,21 @@ for (const dialect of DIALECTS) {
         });
 
         it('refuses any other order_by or order_dir with 400', async () => {
-          const queries = ['order_by=html', 'order_by=info', 'order_by=ID', 'order_by=title%3B%20drop%20table%20articles', 'order_by=',
-            'order_dir=up', 'order_dir=DESC'];
+          const queries = [
+            'order_by=html',
+            'order_by=info',
+            'order_by=ID',
+            'order_by=title%3B%20drop%20table%20articles',
+            'order_by=',
+            'order_dir=up',
+            'order_dir=DESC',
+          ];
           for (const query of queries) {
             const error = expectError(await shelf.api.get(`${shelf.articles}?${query}`), 400, 'validation_failed');
-            assert.ok(error.details.some((detail) => detail.path.startsWith('/querystring/order_')), query);
+            assert.ok(
+              error.details.some((detail) => detail.path.startsWith('/querystring/order_')),
+              query,
+            );
           }
         });
 
@@ -424,7 +447,10 @@ for (const dialect of DIALECTS) {
             const expected = all.filter((article) => article.issue_id === issue).map((article) => article.id);
             assert.ok(expected.length > 0);
             assert.equal(total, expected.length);
-            assert.deepEqual(articles.map((article) => article.id), expected);
+            assert.deepEqual(
+              articles.map((article) => article.id),
+              expected,
+            );
           }
           const unused = await createIssue(shelf, 'Empty issue');
           assert.deepEqual(await listArticles(shelf, `?issue_id=${unused}`), { articles: [], total: 0 });
@@ -487,7 +513,10 @@ for (const dialect of DIALECTS) {
               assertUniqueIds(walked);
               assertOrdered(walked, field, direction, all);
               const listed = await listArticles(shelf, `?order_by=${field}&order_dir=${direction}`);
-              assert.deepEqual(walked.map((article) => article.id), listed.articles.map((article) => article.id));
+              assert.deepEqual(
+                walked.map((article) => article.id),
+                listed.articles.map((article) => article.id),
+              );
             }
           }
         });
@@ -560,8 +589,15 @@ for (const dialect of DIALECTS) {
         assert.equal(everything.length, Object.keys(ids).length);
         assert.deepEqual(await search('!!! ... ---'), everything);
         assert.deepEqual(await search('"*()'), everything);
-        const sameAs: [string, string][] = [['ro*', 'ro'], ['"spring', 'spring'], ['spring)', 'spring'], ['spring:garden', 'spring garden'],
-          ['NOT spring', 'not spring'], ['roses OR tulip', 'roses or tulip'], ["spring' --", 'spring']];
+        const sameAs: [string, string][] = [
+          ['ro*', 'ro'],
+          ['"spring', 'spring'],
+          ['spring)', 'spring'],
+          ['spring:garden', 'spring garden'],
+          ['NOT spring', 'not spring'],
+          ['roses OR tulip', 'roses or tulip'],
+          ["spring' --", 'spring'],
+        ];
         for (const [hostile, plain] of sameAs) {
           assert.deepEqual(await search(hostile), await search(plain), hostile);
         }
@@ -646,13 +682,13 @@ for (const dialect of DIALECTS) {
         }
         assert.deepEqual([cover!.source, editorial!.source, letters!.source], ['flexpdf', 'scanner', 'flexpdf']);
         assertSanitized(cover!.html);
-        assert.deepEqual(
-          [cover!.cover, cover!.issue_id, cover!.unlock_type, cover!.position],
-          ['https://cdn.example.com/p1.png', issue, 'paid', 1],
-        );
+        assert.deepEqual([cover!.cover, cover!.issue_id, cover!.unlock_type, cover!.position], ['https://cdn.example.com/p1.png', issue, 'paid', 1]);
         assert.deepEqual([letters!.unlock_type, letters!.issue_id, letters!.position, letters!.html], ['free', null, null, null]);
         const listed = await listArticles(press, `?issue_id=${issue}&order_by=position&order_dir=asc`);
-        assert.deepEqual(listed.articles.map((article) => article.id), [cover!.id, editorial!.id]);
+        assert.deepEqual(
+          listed.articles.map((article) => article.id),
+          [cover!.id, editorial!.id],
+        );
       });
 
       it('creates up to 500 articles at once', async () => {
@@ -660,7 +696,10 @@ for (const dialect of DIALECTS) {
         const response = await press.api.post(importPath(), { articles: entries(500, 'Bulk') });
         assert.equal(response.status, 201, response.raw);
         assert.equal(response.body.count, 500);
-        assert.deepEqual(response.body.articles.map((article: Article) => article.title), entries(500, 'Bulk').map((entry) => entry.title));
+        assert.deepEqual(
+          response.body.articles.map((article: Article) => article.title),
+          entries(500, 'Bulk').map((entry) => entry.title),
+        );
         assert.equal(await articleCount(press), countBefore + 500);
       });
 
@@ -679,7 +718,10 @@ for (const dialect of DIALECTS) {
           articles[index] = bad;
           const error = await refusedImport({ articles });
           assert.ok(error.message.startsWith(`articles.${index}.${field}`), error.message);
-          assert.ok(error.details.some((detail) => detail.path === `/articles/${index}/${field}`), JSON.stringify(error.details));
+          assert.ok(
+            error.details.some((detail) => detail.path === `/articles/${index}/${field}`),
+            JSON.stringify(error.details),
+          );
         }
       });
 
@@ -691,7 +733,10 @@ for (const dialect of DIALECTS) {
           articles[0] = { title: 'Fine', issue_id: issue };
           articles[4] = { title: 'Wrong issue', issue_id: issueId };
           const error = await refusedImport({ articles });
-          assert.deepEqual(error.details.map((detail) => detail.path), ['/articles/4/issue_id']);
+          assert.deepEqual(
+            error.details.map((detail) => detail.path),
+            ['/articles/4/issue_id'],
+          );
           assert.ok(error.message.startsWith('articles.4.issue_id'), error.message);
         }
       });
@@ -717,7 +762,10 @@ for (const dialect of DIALECTS) {
         }
         for (const article of [lisbon!, porto!, braga!]) assert.deepEqual(await getArticle(press, article.id), article);
         const inTravel = await listArticles(press, '?order_dir=asc');
-        assert.deepEqual(inTravel.articles.filter((article) => article.category_ids.includes(travel)).map((article) => article.id), [lisbon!.id]);
+        assert.deepEqual(
+          inTravel.articles.filter((article) => article.category_ids.includes(travel)).map((article) => article.id),
+          [lisbon!.id],
+        );
       });
 
       it('refuses an info, date or category_ids of the wrong type with a 400 naming the entry, never a 500, and stores nothing', async () => {
@@ -753,7 +801,10 @@ for (const dialect of DIALECTS) {
           articles[1] = { title: 'Fine', category_ids: [own] };
           articles[3] = { title: 'Wrong category', category_ids: [own, categoryId] };
           const error = await refusedImport({ articles });
-          assert.deepEqual(error.details.map((detail) => detail.path), ['/articles/3/category_ids']);
+          assert.deepEqual(
+            error.details.map((detail) => detail.path),
+            ['/articles/3/category_ids'],
+          );
           assert.ok(error.message.startsWith('articles.3.category_ids'), error.message);
         }
       });

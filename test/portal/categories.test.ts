@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await s.strangerApi.post(categories(s.strangerAppId), { name })).status, 201);
     });
 
-    it('refuses to rename a category to another one\'s name with 409, but keeps its own name', async () => {
+    it("refuses to rename a category to another one's name with 409, but keeps its own name", async () => {
       const taken = (await s.api.post(categories(), { name: uniqueName('Taken') })).body;
       const category = (await s.api.post(categories(), { name: uniqueName('Free') })).body;
       expectError(await s.api.put(`${categories()}/${category.id}`, { name: taken.name }), 409, 'conflict');
@@ -47,7 +47,7 @@ for (const dialect of DIALECTS) {
       assert.equal(empty.body.name, category.name);
     });
 
-    it('lists a publication\'s categories by name', async () => {
+    it("lists a publication's categories by name", async () => {
       const appId = s.secondAppId;
       for (const name of ['Zebra', 'Apple', 'Mango']) await s.api.post(categories(appId), { name: `${name} ${counter}` });
       const names = (await s.api.get(categories(appId))).body.map((row: { name: string }) => row.name);

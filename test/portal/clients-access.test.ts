@@ -4,7 +4,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ClientAccessLevel } from '../../src/portal/permissions.js';
 import { client, createOwner, createPublication, DIALECTS, expectError, type Owner, type Response, startApp, type TestApp } from '../helpers/app.js';
-import { AUDIT, CLIENTS, type ClientView, PASSWORD, auditRows, clientBody, createClient, expectStatus, seedClient, type SeededClient } from '../helpers/clients.js';
+import {
+  AUDIT,
+  CLIENTS,
+  type ClientView,
+  PASSWORD,
+  auditRows,
+  clientBody,
+  createClient,
+  expectStatus,
+  seedClient,
+  type SeededClient,
+} from '../helpers/clients.js';
 import { type Api, PORTAL, TIMESTAMP } from '../helpers/portal.js';
 
 type Roles = [publicationId: number, level: ClientAccessLevel][];
@@ -61,7 +72,10 @@ for (const dialect of DIALECTS) {
     describe('the clients column of the role table', () => {
       for (const level of ['editor', 'author', 'viewer'] as const) {
         it(`${level}: 403 on every clients endpoint and on the audit log, and nothing changes`, async () => {
-          const caller = await seed([[pubA.id, level], [pubB.id, level]]);
+          const caller = await seed([
+            [pubA.id, level],
+            [pubB.id, level],
+          ]);
           const target = await seed([[pubA.id, 'viewer']]);
           const before = (await api.get(`${CLIENTS}/${target.userId}`)).body;
           for (const [name, send] of everyEndpoint(client(t.app, caller.apiKey), target.userId)) {
@@ -91,10 +105,16 @@ for (const dialect of DIALECTS) {
           firstname: 'Still admin',
           password: 'a brand new password',
           password_confirmation: 'a brand new password',
-          roles: [{ publication_id: pubA.id, access_level: 'admin' }, { publication_id: pubB.id, access_level: 'admin' }],
+          roles: [
+            { publication_id: pubA.id, access_level: 'admin' },
+            { publication_id: pubB.id, access_level: 'admin' },
+          ],
         });
         expectStatus(updated, 200);
-        assert.deepEqual(levels(updated.body), [[pubA.id, 'admin'], [pubB.id, 'admin']]);
+        assert.deepEqual(levels(updated.body), [
+          [pubA.id, 'admin'],
+          [pubB.id, 'admin'],
+        ]);
         expectStatus(await api.get(`${CLIENTS}/${admin.id}/become`), 200);
         expectStatus(await api.get(`${CLIENTS}/page/1`), 200);
         expectStatus(await api.get(AUDIT), 200);
@@ -108,7 +128,10 @@ for (const dialect of DIALECTS) {
         // a client without any role (the owner's alone: an admin given its password would inherit whatever the
         // owner grants it later).
         const onlyB = await seed([[pubB.id, 'viewer']]);
-        const aAndB = await seed([[pubA.id, 'viewer'], [pubB.id, 'viewer']]);
+        const aAndB = await seed([
+          [pubA.id, 'viewer'],
+          [pubB.id, 'viewer'],
+        ]);
         const otherAdminOfA = await seed([[pubA.id, 'admin']]);
         const noRoles = await seed([]);
         const out = [onlyB, aAndB, adminB, otherAdminOfA, adminA, noRoles];
@@ -122,7 +145,10 @@ for (const dialect of DIALECTS) {
           for (const target of out) assert.ok(!ids.includes(target.userId), `${path} does not list ${target.email}`);
           // Every client listed is one it manages.
           for (const record of list.body.records as ClientView[]) {
-            assert.ok(record.roles.length > 0 && record.roles.every((role) => role.publication_id === pubA.id && role.access_level !== 'admin'), JSON.stringify(record.roles));
+            assert.ok(
+              record.roles.length > 0 && record.roles.every((role) => role.publication_id === pubA.id && role.access_level !== 'admin'),
+              JSON.stringify(record.roles),
+            );
           }
         }
         assert.equal((await adminApi.get(`${CLIENTS}/page/1?publication_id=${pubB.id}`)).body.total, 0);
@@ -143,12 +169,20 @@ for (const dialect of DIALECTS) {
             expectError(response, 404, 'not_found');
           }
           assert.deepEqual((await api.get(url)).body, before, 'nothing changed');
-          const keys = await t.storage.db.selectFrom('api_keys').select('id').where('user_id', '=', target.userId).where('kind', '=', 'impersonation').execute();
+          const keys = await t.storage.db
+            .selectFrom('api_keys')
+            .select('id')
+            .where('user_id', '=', target.userId)
+            .where('kind', '=', 'impersonation')
+            .execute();
           assert.deepEqual(keys, [], 'no become key was made');
         }
         // The owner still manages every one of them.
         for (const target of out) expectStatus(await api.get(`${CLIENTS}/${target.userId}`), 200);
-        expectStatus(await api.put(`${CLIENTS}/${noRoles.userId}`, { password: 'a new long password', password_confirmation: 'a new long password' }), 200);
+        expectStatus(
+          await api.put(`${CLIENTS}/${noRoles.userId}`, { password: 'a new long password', password_confirmation: 'a new long password' }),
+          200,
+        );
         expectStatus(await api.get(`${CLIENTS}/${noRoles.userId}/become`), 200);
       });
 
@@ -168,7 +202,10 @@ for (const dialect of DIALECTS) {
         for (const roles of [
           [{ publication_id: pubA.id, access_level: 'admin' }],
           [{ publication_id: pubB.id, access_level: 'viewer' }],
-          [{ publication_id: pubA.id, access_level: 'viewer' }, { publication_id: pubB.id, access_level: 'viewer' }],
+          [
+            { publication_id: pubA.id, access_level: 'viewer' },
+            { publication_id: pubB.id, access_level: 'viewer' },
+          ],
         ]) {
           const body = clientBody({ roles });
           expectError(await adminApi.post(`${CLIENTS}/`, body), 403, 'forbidden');
@@ -180,18 +217,31 @@ for (const dialect of DIALECTS) {
       it('admin: updates a client within its publications: names, password and roles', async () => {
         const target = await createClient(api, { roles: [{ publication_id: pubA.id, access_level: 'viewer' }] });
         const url = `${CLIENTS}/${target.id}`;
-        let response = await adminApi.put(url, { firstname: 'Renamed', password: 'a new long password', password_confirmation: 'a new long password' });
+        let response = await adminApi.put(url, {
+          firstname: 'Renamed',
+          password: 'a new long password',
+          password_confirmation: 'a new long password',
+        });
         expectStatus(response, 200);
         assert.equal(response.body.firstname, 'Renamed');
         response = await adminApi.put(url, { roles: [{ publication_id: pubA.id, access_level: 'editor' }] });
         expectStatus(response, 200);
         assert.deepEqual(levels(response.body), [[pubA.id, 'editor']]);
         expectError(await adminApi.put(url, { roles: [{ publication_id: pubA.id, access_level: 'admin' }] }), 403, 'forbidden');
-        expectError(await adminApi.put(url, { roles: [{ publication_id: pubA.id, access_level: 'editor' }, { publication_id: pubB.id, access_level: 'viewer' }] }), 403, 'forbidden');
+        expectError(
+          await adminApi.put(url, {
+            roles: [
+              { publication_id: pubA.id, access_level: 'editor' },
+              { publication_id: pubB.id, access_level: 'viewer' },
+            ],
+          }),
+          403,
+          'forbidden',
+        );
         assert.deepEqual(levels((await api.get(url)).body), [[pubA.id, 'editor']]);
       });
 
-      it('admin: takes a client\'s last role away (200, answered with the client), which puts it out of its reach', async () => {
+      it("admin: takes a client's last role away (200, answered with the client), which puts it out of its reach", async () => {
         const target = await createClient(api, { roles: [{ publication_id: pubA.id, access_level: 'viewer' }] });
         const url = `${CLIENTS}/${target.id}`;
         const response = await adminApi.put(url, { roles: [] });
@@ -212,7 +262,7 @@ for (const dialect of DIALECTS) {
         expectError(await adminApi.get(AUDIT), 403, 'forbidden');
       });
 
-      it('another account\'s admin: 404 on this account\'s clients', async () => {
+      it("another account's admin: 404 on this account's clients", async () => {
         const stranger = await createOwner(t.storage);
         const strangerPub = await createPublication(t.storage, stranger.accountId);
         const strangerAdmin = await seedClient(t.storage, stranger.accountId, [[strangerPub.id, 'admin']]);
@@ -223,17 +273,28 @@ for (const dialect of DIALECTS) {
         expectError(await theirs.put(url, { firstname: 'X' }), 404, 'not_found');
         expectError(await theirs.delete(url), 404, 'not_found');
         expectError(await theirs.get(`${url}/become`), 404, 'not_found');
-        expectError(await theirs.post(`${CLIENTS}/`, clientBody({ roles: [{ publication_id: pubA.id, access_level: 'viewer' }] })), 400, 'validation_failed');
+        expectError(
+          await theirs.post(`${CLIENTS}/`, clientBody({ roles: [{ publication_id: pubA.id, access_level: 'viewer' }] })),
+          400,
+          'validation_failed',
+        );
         const theirClient = await seedClient(t.storage, stranger.accountId, [[strangerPub.id, 'viewer']]);
         const list = (await theirs.get(`${CLIENTS}/`)).body.records as ClientView[];
-        assert.deepEqual(list.map((record) => record.id), [theirClient.userId], 'only its own account\'s clients');
+        assert.deepEqual(
+          list.map((record) => record.id),
+          [theirClient.userId],
+          "only its own account's clients",
+        );
       });
     });
 
     describe('become', () => {
       it('gives the owner a one-hour key that acts as the client, marked as an impersonation', async () => {
         const target = await createClient(api, {
-          roles: [{ publication_id: pubA.id, access_level: 'author' }, { publication_id: pubB.id, access_level: 'viewer' }],
+          roles: [
+            { publication_id: pubA.id, access_level: 'author' },
+            { publication_id: pubB.id, access_level: 'viewer' },
+          ],
         });
         const started = Date.now();
         const response = await api.get(`${CLIENTS}/${target.id}/become`);
@@ -257,7 +318,10 @@ for (const dialect of DIALECTS) {
         expectStatus(publications, 200);
         assert.deepEqual(
           publications.body.map((publication: { id: number; access_level: string }) => [publication.id, publication.access_level]),
-          [[pubA.id, 'author'], [pubB.id, 'viewer']],
+          [
+            [pubA.id, 'author'],
+            [pubB.id, 'viewer'],
+          ],
         );
         const article = await as.post(`${PORTAL}/articles/${pubA.app_id}`, { title: 'As the client' });
         expectStatus(article, 201);
@@ -276,7 +340,12 @@ for (const dialect of DIALECTS) {
         const noRoles = await createClient(api);
         expectError(await adminApi.get(`${CLIENTS}/${noRoles.id}/become`), 404, 'not_found');
 
-        const elsewhere = await createClient(api, { roles: [{ publication_id: pubA.id, access_level: 'viewer' }, { publication_id: pubB.id, access_level: 'viewer' }] });
+        const elsewhere = await createClient(api, {
+          roles: [
+            { publication_id: pubA.id, access_level: 'viewer' },
+            { publication_id: pubB.id, access_level: 'viewer' },
+          ],
+        });
         expectError(await adminApi.get(`${CLIENTS}/${elsewhere.id}/become`), 404, 'not_found');
         const onlyElsewhere = await createClient(api, { roles: [{ publication_id: pubB.id, access_level: 'viewer' }] });
         expectError(await adminApi.get(`${CLIENTS}/${onlyElsewhere.id}/become`), 404, 'not_found');
@@ -335,16 +404,25 @@ for (const dialect of DIALECTS) {
       it('records create, roles, update, become and delete with actor, target, IP and details, never a password', async () => {
         const newPassword = 'the second password';
         const created = await createClient(ownerApi, { firstname: 'Audited', roles: [{ publication_id: pub.id, access_level: 'viewer' }] });
-        expectStatus(await ownerApi.put(`${CLIENTS}/${created.id}`, { firstname: 'Audited again', password: newPassword, password_confirmation: newPassword }), 200);
+        expectStatus(
+          await ownerApi.put(`${CLIENTS}/${created.id}`, { firstname: 'Audited again', password: newPassword, password_confirmation: newPassword }),
+          200,
+        );
         expectStatus(await ownerApi.put(`${CLIENTS}/${created.id}`, { roles: [{ publication_id: pub.id, access_level: 'editor' }] }), 200);
         // Sending the same roles and names again changes nothing and records nothing.
-        expectStatus(await ownerApi.put(`${CLIENTS}/${created.id}`, { firstname: 'Audited again', roles: [{ publication_id: pub.id, access_level: 'editor' }] }), 200);
+        expectStatus(
+          await ownerApi.put(`${CLIENTS}/${created.id}`, { firstname: 'Audited again', roles: [{ publication_id: pub.id, access_level: 'editor' }] }),
+          200,
+        );
         const become = await ownerApi.get(`${CLIENTS}/${created.id}/become`);
         expectStatus(become, 200);
         expectStatus(await ownerApi.delete(`${CLIENTS}/${created.id}`), 204);
 
         const rows = await auditRows(t.storage, auditOwner.accountId);
-        assert.deepEqual(rows.map((row) => row.action), ['client.create', 'client.roles', 'client.update', 'client.roles', 'client.become', 'client.delete']);
+        assert.deepEqual(
+          rows.map((row) => row.action),
+          ['client.create', 'client.roles', 'client.update', 'client.roles', 'client.become', 'client.delete'],
+        );
         for (const row of rows) {
           assert.equal(row.actor_id, auditOwner.userId);
           assert.equal(row.impersonator_id, null);
@@ -360,7 +438,10 @@ for (const dialect of DIALECTS) {
           old: [{ publication_id: pub.id, access_level: 'viewer' }],
           new: [{ publication_id: pub.id, access_level: 'editor' }],
         });
-        assert.equal(portalTime((becomeRow!.details as { expires_at: string }).expires_at.slice(0, 19).replace('T', ' ')), portalTime(become.body.expires_at));
+        assert.equal(
+          portalTime((becomeRow!.details as { expires_at: string }).expires_at.slice(0, 19).replace('T', ' ')),
+          portalTime(become.body.expires_at),
+        );
         assert.deepEqual(remove!.details, {
           email: created.email,
           firstname: 'Audited again',
@@ -377,10 +458,13 @@ for (const dialect of DIALECTS) {
         const asAdmin = client(t.app, (await ownerApi.get(`${CLIENTS}/${admin.userId}/become`)).body.api_key);
         const created = await createClient(asAdmin, { roles: [{ publication_id: pub.id, access_level: 'author' }] });
         const rows = (await auditRows(t.storage, auditOwner.accountId)).filter((row) => row.target_user_id === created.id);
-        assert.deepEqual(rows.map((row) => [row.action, row.actor_id, row.impersonator_id]), [
-          ['client.create', admin.userId, auditOwner.userId],
-          ['client.roles', admin.userId, auditOwner.userId],
-        ]);
+        assert.deepEqual(
+          rows.map((row) => [row.action, row.actor_id, row.impersonator_id]),
+          [
+            ['client.create', admin.userId, auditOwner.userId],
+            ['client.roles', admin.userId, auditOwner.userId],
+          ],
+        );
       });
 
       it('serves the log to the owner, newest first, in the page envelope', async () => {
@@ -390,8 +474,20 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(Object.keys(response.body).sort(), ['page', 'pages', 'per_page', 'records', 'total']);
         assert.deepEqual([response.body.total, response.body.page, response.body.per_page], [total, 1, 20]);
         const records = response.body.records as { id: number; action: string; details: unknown; created_at: string }[];
-        assert.deepEqual(Object.keys(records[0]!).sort(), ['action', 'actor_id', 'created_at', 'details', 'id', 'impersonator_id', 'ip', 'target_user_id']);
-        assert.deepEqual(records.map((record) => record.id), [...records.map((record) => record.id)].sort((a, b) => b - a));
+        assert.deepEqual(Object.keys(records[0]!).sort(), [
+          'action',
+          'actor_id',
+          'created_at',
+          'details',
+          'id',
+          'impersonator_id',
+          'ip',
+          'target_user_id',
+        ]);
+        assert.deepEqual(
+          records.map((record) => record.id),
+          [...records.map((record) => record.id)].sort((a, b) => b - a),
+        );
         assert.equal(records[0]!.action, 'client.roles');
         assert.equal(typeof records[0]!.details, 'object');
         assert.match(records[0]!.created_at, TIMESTAMP);
@@ -404,10 +500,11 @@ for (const dialect of DIALECTS) {
           [...first.body.records, ...second.body.records].map((record: { id: number }) => record.id),
           records.slice(0, 4).map((record) => record.id),
         );
-        for (const query of ['per_page=0', 'per_page=101', 'page=0', 'page=x']) expectError(await ownerApi.get(`${AUDIT}?${query}`), 400, 'validation_failed');
+        for (const query of ['per_page=0', 'per_page=101', 'page=0', 'page=x'])
+          expectError(await ownerApi.get(`${AUDIT}?${query}`), 400, 'validation_failed');
       });
 
-      it('shows each owner only its own account\'s log', async () => {
+      it("shows each owner only its own account's log", async () => {
         const lonely = await createOwner(t.storage);
         const response = await client(t.app, lonely.apiKey).get(AUDIT);
         expectStatus(response, 200);

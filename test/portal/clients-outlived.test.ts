@@ -36,7 +36,12 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     const seed = (roles: Roles, password?: string) =>
-      createClientUser(t.storage, owner.accountId, roles.map(([publicationId, accessLevel]) => ({ publicationId, accessLevel })), { password });
+      createClientUser(
+        t.storage,
+        owner.accountId,
+        roles.map(([publicationId, accessLevel]) => ({ publicationId, accessLevel })),
+        { password },
+      );
     const signIn = async (email: string, password: string) =>
       client(t.app, undefined, { remoteAddress: freshIp() }).post(SESSIONS, { email, password });
     const works = async (key: string) => (await client(t.app, key).get(`${PORTAL}/publications`)).status;
@@ -60,11 +65,7 @@ for (const dialect of DIALECTS) {
 
           expectStatus(await setter.put(`${CLIENTS}/${target.userId}`, { password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD }), 200);
           for (const key of sessions) expectError(await client(t.app, key).get(`${PORTAL}/publications`), 401, 'unauthorized');
-          const revoked = await t.storage.db
-            .selectFrom('api_keys')
-            .select(['kind', 'revoked_at'])
-            .where('user_id', '=', target.userId)
-            .execute();
+          const revoked = await t.storage.db.selectFrom('api_keys').select(['kind', 'revoked_at']).where('user_id', '=', target.userId).execute();
           assert.ok(revoked.filter((key) => key.kind === 'session').every((key) => key.revoked_at !== null));
           assert.ok(revoked.filter((key) => key.kind === 'api').every((key) => key.revoked_at === null));
           assert.equal(await works(target.apiKey), 200, 'its API key is not tied to the password');
@@ -111,16 +112,22 @@ for (const dialect of DIALECTS) {
         expectError(await client(t.app, key).get(`${PORTAL}/publications`), 401, 'unauthorized');
       });
 
-      it('stops working at once when the client gains a role beyond the issuer\'s reach (and so cannot inherit it)', async () => {
+      it("stops working at once when the client gains a role beyond the issuer's reach (and so cannot inherit it)", async () => {
         const { target, key } = await issued();
-        expectStatus(await setRoles(target.userId, [[pubA.id, 'author'], [pubB.id, 'editor']]), 200);
+        expectStatus(
+          await setRoles(target.userId, [
+            [pubA.id, 'author'],
+            [pubB.id, 'editor'],
+          ]),
+          200,
+        );
         expectError(await client(t.app, key).get(`${PORTAL}/articles/${pubB.app_id}`), 401, 'unauthorized');
         const other = await issued();
         expectStatus(await setRoles(other.target.userId, [[pubA.id, 'admin']]), 200);
         expectError(await client(t.app, other.key).get(`${PORTAL}/publications`), 401, 'unauthorized');
       });
 
-      it('stops working however the issuer\'s role is taken (here straight in the database), and through the dashboard\'s cookie too', async () => {
+      it("stops working however the issuer's role is taken (here straight in the database), and through the dashboard's cookie too", async () => {
         const { admin, key } = await issued();
         await t.storage.db.deleteFrom('roles').where('user_id', '=', admin.userId).execute();
         expectError(await client(t.app, key).get(`${PORTAL}/publications`), 401, 'unauthorized');
@@ -128,20 +135,32 @@ for (const dialect of DIALECTS) {
         assert.equal(page.statusCode, 303, 'a become key never opened the dashboard, and does not now');
       });
 
-      it('goes on while its issuer keeps the right; an owner\'s goes on whatever roles change', async () => {
+      it("goes on while its issuer keeps the right; an owner's goes on whatever roles change", async () => {
         const { admin, target, key } = await issued();
         // Changes that leave the right as it was: another role for the admin, the client's level within A.
-        expectStatus(await setRoles(admin.userId, [[pubA.id, 'admin'], [pubB.id, 'viewer']]), 200);
+        expectStatus(
+          await setRoles(admin.userId, [
+            [pubA.id, 'admin'],
+            [pubB.id, 'viewer'],
+          ]),
+          200,
+        );
         expectStatus(await setRoles(target.userId, [[pubA.id, 'viewer']]), 200);
         assert.equal(await works(key), 200);
 
         const ownersKey = (await ownerApi.get(`${CLIENTS}/${target.userId}/become`)).body.api_key as string;
-        expectStatus(await setRoles(target.userId, [[pubA.id, 'admin'], [pubB.id, 'editor']]), 200);
+        expectStatus(
+          await setRoles(target.userId, [
+            [pubA.id, 'admin'],
+            [pubB.id, 'editor'],
+          ]),
+          200,
+        );
         assert.equal(await works(ownersKey), 200);
         expectError(await client(t.app, key).get(`${PORTAL}/publications`), 401, 'unauthorized');
       });
 
-      it('is refused to a stranger account even with a matching user id layout (the issuer must be of the client\'s account)', async () => {
+      it("is refused to a stranger account even with a matching user id layout (the issuer must be of the client's account)", async () => {
         const stranger = await createOwner(t.storage);
         const target = await seed([[pubA.id, 'viewer']]);
         const become = await ownerApi.get(`${CLIENTS}/${target.userId}/become`);

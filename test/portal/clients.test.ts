@@ -93,14 +93,14 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('shows a client\'s last_seen_at once its key is used', async () => {
+    it("shows a client's last_seen_at once its key is used", async () => {
       const seeded = await seedClient(s.t.storage, s.owner.accountId, [[s.publicationId, 'viewer']]);
       assert.equal((await s.api.get(`${CLIENTS}/${seeded.userId}`)).body.last_seen_at, null);
       expectStatus(await client(s.t.app, seeded.apiKey).get(`${PORTAL}/publications`), 200);
       assert.match((await s.api.get(`${CLIENTS}/${seeded.userId}`)).body.last_seen_at, TIMESTAMP);
     });
 
-    it('leaves a client\'s last_seen_at and sign_in_count alone while someone becomes it (an impersonation is not its activity)', async () => {
+    it("leaves a client's last_seen_at and sign_in_count alone while someone becomes it (an impersonation is not its activity)", async () => {
       const seeded = await seedClient(s.t.storage, s.owner.accountId, [[s.publicationId, 'editor']]);
       const become = await s.api.get(`${CLIENTS}/${seeded.userId}/become`);
       expectStatus(become, 200);
@@ -111,7 +111,12 @@ for (const dialect of DIALECTS) {
       assert.equal(seen.last_seen_at, null, 'the become key was used, the client was not seen');
       assert.equal(seen.sign_in_count, 0);
       // The become key itself is marked used (the owner's audit of keys still sees it).
-      const key = await s.t.storage.db.selectFrom('api_keys').select('last_used_at').where('user_id', '=', seeded.userId).where('impersonator_id', 'is not', null).executeTakeFirstOrThrow();
+      const key = await s.t.storage.db
+        .selectFrom('api_keys')
+        .select('last_used_at')
+        .where('user_id', '=', seeded.userId)
+        .where('impersonator_id', 'is not', null)
+        .executeTakeFirstOrThrow();
       assert.match(String(key.last_used_at), /^\d{4}-/);
     });
 
@@ -141,7 +146,12 @@ for (const dialect of DIALECTS) {
           });
           await s.t.storage.db
             .updateTable('users')
-            .set({ sign_in_count: person.signIns, last_seen_at: person.seen, created_at: person.created, updated_at: person.created.replace('2025', '2024') })
+            .set({
+              sign_in_count: person.signIns,
+              last_seen_at: person.seen,
+              created_at: person.created,
+              updated_at: person.created.replace('2025', '2024'),
+            })
             .where('id', '=', created.id)
             .execute();
         }
@@ -158,7 +168,10 @@ for (const dialect of DIALECTS) {
         assert.equal(list.body.per_page, 20);
         assert.equal(list.body.pages, 1);
         const ids = list.body.records.map((record: ClientView) => record.id);
-        assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+        assert.deepEqual(
+          ids,
+          [...ids].sort((a, b) => b - a),
+        );
         const small = await api.get(`${CLIENTS}?per_page=2&order_dir=asc`);
         assert.deepEqual([small.body.total, small.body.per_page, small.body.pages, small.body.records.length], [5, 2, 3, 2]);
       });
@@ -171,7 +184,10 @@ for (const dialect of DIALECTS) {
           assert.deepEqual([response.body.total, response.body.page, response.body.per_page, response.body.pages], [5, page, 2, 3]);
           seen.push(...response.body.records.map((record: ClientView) => record.id));
         }
-        assert.deepEqual(seen, clients.map((record) => record.id).sort((a, b) => a - b));
+        assert.deepEqual(
+          seen,
+          clients.map((record) => record.id).sort((a, b) => a - b),
+        );
         const beyond = await api.get(`${CLIENTS}/page/4?per_page=2`);
         expectStatus(beyond, 200);
         assert.deepEqual(beyond.body.records, []);
@@ -195,18 +211,26 @@ for (const dialect of DIALECTS) {
                 return (a.id - b.id) * sign;
               })
               .map((record) => record.id);
-            assert.deepEqual(response.body.records.map((record: ClientView) => record.id), expected, `${field} ${direction}`);
+            assert.deepEqual(
+              response.body.records.map((record: ClientView) => record.id),
+              expected,
+              `${field} ${direction}`,
+            );
           }
         }
       });
 
       it('filters by text in the first name, last name or email, case-insensitively', async () => {
         const names = async (query: string) =>
-          ((await api.get(`${CLIENTS}/page/1?order_by=firstname&order_dir=asc&${query}`)).body.records as ClientView[]).map((record) => record.firstname);
+          ((await api.get(`${CLIENTS}/page/1?order_by=firstname&order_dir=asc&${query}`)).body.records as ClientView[]).map(
+            (record) => record.firstname,
+          );
         assert.deepEqual(await names('filter=CAROL'), ['Carol']);
         assert.deepEqual(await names('filter=OO'), ['Alice']);
         assert.deepEqual(await names('filter=vE'), ['Dave', 'Eve']);
-        assert.deepEqual(await names(`filter=${encodeURIComponent(clients.find((record) => record.firstname === 'Eve')!.email.toUpperCase())}`), ['Eve']);
+        assert.deepEqual(await names(`filter=${encodeURIComponent(clients.find((record) => record.firstname === 'Eve')!.email.toUpperCase())}`), [
+          'Eve',
+        ]);
         assert.deepEqual(await names('filter=nobody'), []);
         const response = await api.get(`${CLIENTS}/?filter=carol`);
         assert.equal(response.body.total, 1);
@@ -230,10 +254,16 @@ for (const dialect of DIALECTS) {
       it('filters by publication_id: the clients holding a role on it', async () => {
         const response = await api.get(`${CLIENTS}/page/1?publication_id=${publicationId}&order_by=firstname&order_dir=asc`);
         expectStatus(response, 200);
-        assert.deepEqual(response.body.records.map((record: ClientView) => record.firstname), ['Carol', 'Dave', 'Eve']);
+        assert.deepEqual(
+          response.body.records.map((record: ClientView) => record.firstname),
+          ['Carol', 'Dave', 'Eve'],
+        );
         assert.equal(response.body.total, 3);
         const both = await api.get(`${CLIENTS}/?publication_id=${publicationId}&filter=carol`);
-        assert.deepEqual(both.body.records.map((record: ClientView) => record.firstname), ['Carol']);
+        assert.deepEqual(
+          both.body.records.map((record: ClientView) => record.firstname),
+          ['Carol'],
+        );
         // Another account's publication matches none of this account's clients.
         const other = await api.get(`${CLIENTS}/?publication_id=${s.publicationId}`);
         assert.deepEqual([other.body.total, other.body.records], [0, []]);
@@ -241,8 +271,15 @@ for (const dialect of DIALECTS) {
 
       it('refuses bad paging, ordering and filter parameters with 400', async () => {
         for (const query of [
-          'per_page=0', 'per_page=101', 'per_page=x', 'order_by=password_hash', 'order_by=kind', 'order_dir=up',
-          `filter=${'x'.repeat(201)}`, 'publication_id=0', 'publication_id=abc',
+          'per_page=0',
+          'per_page=101',
+          'per_page=x',
+          'order_by=password_hash',
+          'order_by=kind',
+          'order_dir=up',
+          `filter=${'x'.repeat(201)}`,
+          'publication_id=0',
+          'publication_id=abc',
         ]) {
           expectError(await api.get(`${CLIENTS}/page/1?${query}`), 400, 'validation_failed');
           expectError(await api.get(`${CLIENTS}/?${query}`), 400, 'validation_failed');
@@ -281,10 +318,12 @@ for (const dialect of DIALECTS) {
         const existing = await createClient(s.api);
         expectError(await s.api.post(`${CLIENTS}/`, clientBody({ email: existing.email })), 409, 'conflict');
         expectError(await s.api.post(`${CLIENTS}/`, clientBody({ email: ` ${existing.email.toUpperCase()}` })), 409, 'conflict');
-        const ownerEmail = (await s.t.storage.db.selectFrom('users').select('email').where('id', '=', s.owner.userId).executeTakeFirstOrThrow()).email;
+        const ownerEmail = (await s.t.storage.db.selectFrom('users').select('email').where('id', '=', s.owner.userId).executeTakeFirstOrThrow())
+          .email;
         expectError(await s.api.post(`${CLIENTS}/`, clientBody({ email: ownerEmail.toUpperCase() })), 409, 'conflict');
         // Another account's users count too.
-        const strangerEmail = (await s.t.storage.db.selectFrom('users').select('email').where('id', '=', s.stranger.userId).executeTakeFirstOrThrow()).email;
+        const strangerEmail = (await s.t.storage.db.selectFrom('users').select('email').where('id', '=', s.stranger.userId).executeTakeFirstOrThrow())
+          .email;
         expectError(await s.api.post(`${CLIENTS}/`, clientBody({ email: strangerEmail })), 409, 'conflict');
       });
 
@@ -297,14 +336,26 @@ for (const dialect of DIALECTS) {
         expectStatus(await s.api.post(`${CLIENTS}/`, clientBody({ email, password: '0123456789' })), 201);
       });
 
-      it('checks roles: known access levels, each publication once, the account\'s own publications only', async () => {
+      it("checks roles: known access levels, each publication once, the account's own publications only", async () => {
         const cases: [unknown, string][] = [
           [[{ publication_id: s.publicationId, access_level: 'owner' }], '/roles/0/access_level'],
           [[{ publication_id: s.publicationId }], '/roles/0/access_level'],
           [[{ access_level: 'viewer' }], '/roles/0/publication_id'],
           [[{ publication_id: 'x', access_level: 'viewer' }], '/roles/0/publication_id'],
-          [[{ publication_id: s.publicationId, access_level: 'viewer' }, { publication_id: s.publicationId, access_level: 'editor' }], '/roles/1/publication_id'],
-          [[{ publication_id: s.publicationId, access_level: 'viewer' }, { publication_id: 999999, access_level: 'editor' }], '/roles/1/publication_id'],
+          [
+            [
+              { publication_id: s.publicationId, access_level: 'viewer' },
+              { publication_id: s.publicationId, access_level: 'editor' },
+            ],
+            '/roles/1/publication_id',
+          ],
+          [
+            [
+              { publication_id: s.publicationId, access_level: 'viewer' },
+              { publication_id: 999999, access_level: 'editor' },
+            ],
+            '/roles/1/publication_id',
+          ],
           ['viewer', '/roles'],
         ];
         for (const [roles, path] of cases) {
@@ -319,7 +370,11 @@ for (const dialect of DIALECTS) {
           'validation_failed',
         );
         assert.equal(problem.details[0]?.path, '/roles/0/publication_id');
-        assert.equal(await s.t.storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(), undefined, 'nothing was created');
+        assert.equal(
+          await s.t.storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(),
+          undefined,
+          'nothing was created',
+        );
       });
     });
 
@@ -349,7 +404,11 @@ for (const dialect of DIALECTS) {
         const newPassword = 'another long secret';
         let problem = expectError(await s.api.put(url, { password: newPassword }), 400, 'validation_failed');
         assert.equal(problem.details[0]?.path, '/password_confirmation');
-        problem = expectError(await s.api.put(url, { password: newPassword, password_confirmation: 'another long secreT' }), 400, 'validation_failed');
+        problem = expectError(
+          await s.api.put(url, { password: newPassword, password_confirmation: 'another long secreT' }),
+          400,
+          'validation_failed',
+        );
         assert.equal(problem.details[0]?.path, '/password_confirmation');
         problem = expectError(await s.api.put(url, { password_confirmation: newPassword }), 400, 'validation_failed');
         assert.equal(problem.details[0]?.path, '/password');
@@ -368,7 +427,7 @@ for (const dialect of DIALECTS) {
         assert.ok(!after?.includes(newPassword));
       });
 
-      it('replaces all of the client\'s roles when roles are sent, keeping unchanged roles as they were', async () => {
+      it("replaces all of the client's roles when roles are sent, keeping unchanged roles as they were", async () => {
         const created = await createClient(s.api, { roles: [{ publication_id: s.publicationId, access_level: 'viewer' }] });
         const kept = created.roles[0]!;
         const url = `${CLIENTS}/${created.id}`;
@@ -381,7 +440,10 @@ for (const dialect of DIALECTS) {
         expectStatus(response, 200);
         assert.deepEqual(
           response.body.roles.map((role: { publication_id: number; access_level: string }) => [role.publication_id, role.access_level]),
-          [[s.publicationId, 'viewer'], [secondPublicationId, 'editor']],
+          [
+            [s.publicationId, 'viewer'],
+            [secondPublicationId, 'editor'],
+          ],
         );
         assert.deepEqual(response.body.roles[0], kept, 'an unchanged role keeps its id and dates');
 
@@ -405,7 +467,13 @@ for (const dialect of DIALECTS) {
         const url = `${CLIENTS}/${created.id}`;
         for (const [roles, path] of [
           [[{ publication_id: strangerPublication, access_level: 'viewer' }], '/roles/0/publication_id'],
-          [[{ publication_id: s.publicationId, access_level: 'viewer' }, { publication_id: s.publicationId, access_level: 'viewer' }], '/roles/1/publication_id'],
+          [
+            [
+              { publication_id: s.publicationId, access_level: 'viewer' },
+              { publication_id: s.publicationId, access_level: 'viewer' },
+            ],
+            '/roles/1/publication_id',
+          ],
           [[{ publication_id: s.publicationId, access_level: 'superuser' }], '/roles/0/access_level'],
         ] as const) {
           const problem = expectError(await s.api.put(url, { firstname: 'Changed', roles }), 400, 'validation_failed');
@@ -470,7 +538,7 @@ for (const dialect of DIALECTS) {
     });
 
     describe('tenancy', () => {
-      it('answers 404 to another account\'s key on every endpoint, lists none of the account\'s clients, and changes nothing', async () => {
+      it("answers 404 to another account's key on every endpoint, lists none of the account's clients, and changes nothing", async () => {
         const created = await createClient(s.api, { roles: [{ publication_id: s.publicationId, access_level: 'viewer' }] });
         const url = `${CLIENTS}/${created.id}`;
         for (const response of [

@@ -99,9 +99,14 @@ for (const dialect of DIALECTS) {
       assert.equal(list.result.headers['x-total-count'], '12');
       // Each article holds about 1 MB of HTML: eight fit in 8 MiB.
       let bytes = 0;
-      const fitting = (result.body.articles as { html: string }[]).filter((article) => (bytes += Buffer.byteLength(article.html)) <= 8 * 1024 * 1024).length;
+      const fitting = (result.body.articles as { html: string }[]).filter(
+        (article) => (bytes += Buffer.byteLength(article.html)) <= 8 * 1024 * 1024,
+      ).length;
       assert.equal(fitting, 8);
-      assert.deepEqual(list.result.body.map((article: { title: string }) => article.title), articles.slice(0, 8).map((article) => article.title));
+      assert.deepEqual(
+        list.result.body.map((article: { title: string }) => article.title),
+        articles.slice(0, 8).map((article) => article.title),
+      );
       const link = String(list.result.headers.link);
       const next = /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
       assert.ok(next, link);
@@ -110,7 +115,10 @@ for (const dialect of DIALECTS) {
       assert.ok(list.stallMs < STALL_BOUND_MS, `the event loop stalled ${list.stallMs.toFixed(0)} ms`);
       const rest = await api.get(next);
       assert.equal(rest.headers['x-total-count'], '12');
-      assert.deepEqual(rest.body.map((article: { title: string }) => article.title), articles.slice(8).map((article) => article.title));
+      assert.deepEqual(
+        rest.body.map((article: { title: string }) => article.title),
+        articles.slice(8).map((article) => article.title),
+      );
       assert.equal(rest.headers.link, undefined, 'the end of the list names no next');
     });
 
@@ -133,7 +141,10 @@ for (const dialect of DIALECTS) {
       const result = JSON.parse(imported.result.body) as { articles: { id: number; title: string; html: string }[]; count: number };
       assert.deepEqual(Object.keys(result), ['articles', 'count']);
       assert.equal(result.count, 30);
-      assert.deepEqual(result.articles.map((article) => article.title), articles.map((article) => article.title));
+      assert.deepEqual(
+        result.articles.map((article) => article.title),
+        articles.map((article) => article.title),
+      );
       for (const [i, article] of result.articles.entries()) {
         assert.ok(!article.html.includes('<script') && article.html.includes(`<a href="https://example.com/${i}">link</a>`), 'cleaned');
       }
@@ -146,7 +157,11 @@ for (const dialect of DIALECTS) {
 
       // All 30 on one page: 30 MB, streamed; the envelope and the order as the spec has them.
       const page = await longestStall(() =>
-        t.app.inject({ method: 'GET', url: `${PORTAL}/articles/${own.app_id}/page/1?per_page=100&order_dir=asc`, headers: { 'x-api-key': owner.apiKey } }),
+        t.app.inject({
+          method: 'GET',
+          url: `${PORTAL}/articles/${own.app_id}/page/1?per_page=100&order_dir=asc`,
+          headers: { 'x-api-key': owner.apiKey },
+        }),
       );
       assert.equal(page.result.statusCode, 200);
       assert.equal(page.result.headers['content-length'], undefined, 'the page is streamed');
@@ -171,7 +186,9 @@ for (const dialect of DIALECTS) {
     it("refuses a viewer's 28 MiB import with 403 before its body is parsed or validated", async () => {
       const viewer = await createClientUser(t.storage, owner.accountId, [{ publicationId, accessLevel: 'viewer' }]);
       const item = JSON.stringify({ title: 'x' });
-      const body = `{"articles":[${Array(Math.floor((28 * 1024 * 1024) / (item.length + 1))).fill(item).join(',')}]}`;
+      const body = `{"articles":[${Array(Math.floor((28 * 1024 * 1024) / (item.length + 1)))
+        .fill(item)
+        .join(',')}]}`;
       // Were the body parsed and validated first, this would be a 400 (more than 500 items).
       const { result, stallMs } = await longestStall(async () => client(t.app, viewer.apiKey).post(importUrl(), body));
       expectError(result, 403, 'forbidden');
@@ -210,7 +227,8 @@ for (const dialect of DIALECTS) {
 
     it('reads and cleans a feed of 300 entries of 15 KB nested markup off the event loop, and again when it changes', async () => {
       let title = 'Entry';
-      const feed = () => `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Nested</title><link>https://blog.example.com/</link><description>d</description>
+      const feed =
+        () => `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Nested</title><link>https://blog.example.com/</link><description>d</description>
 ${Array.from({ length: 300 }, (_, i) => `<item><guid>n${i}</guid><title>${title} ${i}</title><link>https://blog.example.com/${i}</link><description><![CDATA[${nestedHtml(15_000, i)}]]></description></item>`).join('\n')}
 </channel></rss>`;
       server.routes.set('/nested.xml', (_request, response) => response.writeHead(200, { 'content-type': 'application/rss+xml' }).end(feed()));
@@ -222,10 +240,18 @@ ${Array.from({ length: 300 }, (_, i) => `<item><guid>n${i}</guid><title>${title}
       assert.equal(first.result.body.job_status, 'completed', JSON.stringify(first.result.body.errors));
       assert.equal(first.result.body.imported, 300);
       assert.ok(first.stallMs < STALL_BOUND_MS, `the event loop stalled ${first.stallMs.toFixed(0)} ms`);
-      const stored = await t.storage.db.selectFrom('articles').select(['title', 'html']).where('rss_feed_id', '=', created.body.id).orderBy('id').execute();
+      const stored = await t.storage.db
+        .selectFrom('articles')
+        .select(['title', 'html'])
+        .where('rss_feed_id', '=', created.body.id)
+        .orderBy('id')
+        .execute();
       assert.equal(stored.length, 300);
       assert.equal(stored[7]!.title, 'Entry 7');
-      assert.ok(stored.every((row) => row.html && !row.html.includes('<script') && row.html.includes('href="https://blog.example.com/p/')), 'sanitized, with absolute URLs');
+      assert.ok(
+        stored.every((row) => row.html && !row.html.includes('<script') && row.html.includes('href="https://blog.example.com/p/')),
+        'sanitized, with absolute URLs',
+      );
 
       assert.equal((await synchronize()).body.unchanged, 300);
       title = 'Changed';

@@ -14,7 +14,19 @@ const DATES: [input: string, returned: string][] = [
   ['2024-02-29', '2024-02-29 00:00:00'],
 ];
 
-const BAD_DATES: unknown[] = ['tomorrow', '', '2026-02-30', '2025-02-29', '2026-13-01', '2026-03-01 24:00:00', '01/03/2026', '2026-03-01T10:30:15+25:00', 20260301, true, '2'.repeat(41)];
+const BAD_DATES: unknown[] = [
+  'tomorrow',
+  '',
+  '2026-02-30',
+  '2025-02-29',
+  '2026-13-01',
+  '2026-03-01 24:00:00',
+  '01/03/2026',
+  '2026-03-01T10:30:15+25:00',
+  20260301,
+  true,
+  '2'.repeat(41),
+];
 
 for (const dialect of DIALECTS) {
   describe(`issues (${dialect})`, () => {
@@ -67,10 +79,13 @@ for (const dialect of DIALECTS) {
       assert.equal(cleared.body.date, null);
     });
 
-    it('lists a publication\'s issues newest first', async () => {
+    it("lists a publication's issues newest first", async () => {
       const ids = (await s.api.get(issues())).body.map((row: { id: number }) => row.id);
       assert.ok(ids.length > 1);
-      assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a: number, b: number) => b - a),
+      );
     });
   });
 }

@@ -9,7 +9,7 @@ for (const dialect of DIALECTS) {
   describe(`publications (${dialect})`, () => {
     const s = useTenants(dialect);
 
-    it('lists the caller\'s account\'s publications only, in creation order', async () => {
+    it("lists the caller's account's publications only, in creation order", async () => {
       const response = await s.api.get(PUBLICATIONS);
       assert.equal(response.status, 200);
       assert.deepEqual(

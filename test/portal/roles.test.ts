@@ -254,7 +254,7 @@ for (const dialect of DIALECTS) {
       expectStatus(await f.actors.editor.api.delete(url), 204);
     });
 
-    it('ignores a role on another account\'s publication: the client still sees only 404s there', async () => {
+    it("ignores a role on another account's publication: the client still sees only 404s there", async () => {
       const stranger = await createOwner(f.t.storage);
       const theirs = await createPublication(f.t.storage, stranger.accountId);
       const owner = await f.t.storage.db.selectFrom('publications').select('account_id').where('id', '=', f.publicationId).executeTakeFirstOrThrow();

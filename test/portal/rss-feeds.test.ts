@@ -48,7 +48,10 @@ for (const dialect of DIALECTS) {
     async function createFeed(items: Item[], body: Record<string, unknown> = {}, etag?: () => string) {
       const path = nextPath();
       const state = { items, etag };
-      server.routes.set(path, serveFeed(() => rss(state.items), etag));
+      server.routes.set(
+        path,
+        serveFeed(() => rss(state.items), etag),
+      );
       const created = await api.post(feeds(), { url: `${server.base}${path}`, ...body });
       assert.equal(created.status, 201, created.raw);
       return { feed: created.body, path, state };
@@ -58,15 +61,34 @@ for (const dialect of DIALECTS) {
       return t.storage.db.selectFrom('articles').selectAll().where('rss_feed_id', '=', feedId).orderBy('id').execute();
     }
 
-    it('creates a feed with the feed\'s own title, description and cover as defaults, and every field', async () => {
+    it("creates a feed with the feed's own title, description and cover as defaults, and every field", async () => {
       const path = nextPath();
-      server.routes.set(path, serveFeed(() => rss([], { title: 'Own Title', description: 'Own description', image: 'https://blog.example.com/logo.png' })));
+      server.routes.set(
+        path,
+        serveFeed(() => rss([], { title: 'Own Title', description: 'Own description', image: 'https://blog.example.com/logo.png' })),
+      );
       const created = await api.post(feeds(), { url: `${server.base}${path}`, auto_publish: true });
       assert.equal(created.status, 201, created.raw);
       const feed = created.body;
       assert.deepEqual(Object.keys(feed).sort(), [
-        'active', 'auto_publish', 'category_ids', 'cover', 'created_at', 'description', 'id', 'import_author', 'import_source',
-        'imported_at', 'job_id', 'job_status', 'last_error', 'publication_id', 'show_related_articles', 'title', 'updated_at', 'url',
+        'active',
+        'auto_publish',
+        'category_ids',
+        'cover',
+        'created_at',
+        'description',
+        'id',
+        'import_author',
+        'import_source',
+        'imported_at',
+        'job_id',
+        'job_status',
+        'last_error',
+        'publication_id',
+        'show_related_articles',
+        'title',
+        'updated_at',
+        'url',
       ]);
       assert.equal(feed.title, 'Own Title');
       assert.equal(feed.description, 'Own description');
@@ -82,7 +104,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(feed.category_ids, []);
       // A given title wins over the feed's (another URL: a publication takes one URL once).
       const namedPath = nextPath();
-      server.routes.set(namedPath, serveFeed(() => rss([], { title: 'Own Title' })));
+      server.routes.set(
+        namedPath,
+        serveFeed(() => rss([], { title: 'Own Title' })),
+      );
       const named = await api.post(feeds(), { url: `${server.base}${namedPath}`, title: 'Mine' });
       assert.equal(named.body.title, 'Mine');
       // The fetcher identifies itself.
@@ -130,7 +155,10 @@ for (const dialect of DIALECTS) {
 
     it('refuses bad bodies with 400', async () => {
       const path = nextPath();
-      server.routes.set(path, serveFeed(() => rss([])));
+      server.routes.set(
+        path,
+        serveFeed(() => rss([])),
+      );
       const url = `${server.base}${path}`;
       expectError(await api.post(feeds(), {}), 400, 'validation_failed');
       expectError(await api.post(feeds(), { url: 'ftp://example.com/feed' }), 400, 'validation_failed');
@@ -148,7 +176,9 @@ for (const dialect of DIALECTS) {
     it('refuses a URL that is an HTML page, not a feed, with a clear 400', async () => {
       const path = '/page.html';
       server.routes.set(path, (_request, response) => {
-        response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><head><title>Home</title></head><body><p>Hello</p></body></html>');
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><html><head><title>Home</title></head><body><p>Hello</p></body></html>');
       });
       const problem = expectError(await api.post(feeds(), { url: `${server.base}${path}` }), 400, 'validation_failed');
       assert.match(problem.message, /not a feed/);
@@ -158,11 +188,16 @@ for (const dialect of DIALECTS) {
 
     it('finds the feed an HTML page names with <link rel="alternate">', async () => {
       const path = nextPath();
-      server.routes.set(path, serveFeed(() => rss([], { title: 'Discovered' })));
+      server.routes.set(
+        path,
+        serveFeed(() => rss([], { title: 'Discovered' })),
+      );
       server.routes.set('/blog/', (_request, response) => {
         response
           .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-          .end(`<!doctype html><html><head><link rel="stylesheet" href="/s.css"><link rel="alternate" type="application/rss+xml" title="RSS" href="..${path}"></head><body>Blog</body></html>`);
+          .end(
+            `<!doctype html><html><head><link rel="stylesheet" href="/s.css"><link rel="alternate" type="application/rss+xml" title="RSS" href="..${path}"></head><body>Blog</body></html>`,
+          );
       });
       const created = await api.post(feeds(), { url: `${server.base}/blog/` });
       assert.equal(created.status, 201, created.raw);
@@ -171,7 +206,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('finds the feed of an HTML page that names none at the usual paths of its origin, in order', async () => {
-      const html = (body: string): Handler => (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      const html =
+        (body: string): Handler =>
+        (_request, response) =>
+          response.writeHead(200, { 'content-type': 'text/html' }).end(body);
       site.routes.clear();
       site.requests.length = 0;
       site.routes.set('/blog/home', html('<!doctype html><html><head><title>Blog</title></head><body>No feed link</body></html>'));
@@ -182,13 +220,22 @@ for (const dialect of DIALECTS) {
           .writeHead(200, { 'content-type': 'application/atom+xml' })
           .end('<feed xmlns="http://www.w3.org/2005/Atom"><title>Found at a usual path</title><entry><id>1</id><title>x</title></entry></feed>'),
       );
-      site.routes.set('/feed.xml', serveFeed(() => rss([], { title: 'Not this one' })));
+      site.routes.set(
+        '/feed.xml',
+        serveFeed(() => rss([], { title: 'Not this one' })),
+      );
       const created = await api.post(feeds(), { url: `${site.base}/blog/home` });
       assert.equal(created.status, 201, created.raw);
       assert.equal(created.body.url, `${site.base}/atom.xml`);
       assert.equal(created.body.title, 'Found at a usual path');
-      assert.deepEqual(site.requests.map((request) => request.path), ['/blog/home', '/feed', '/rss.xml', '/atom.xml']);
-      assert.ok(site.requests.every((request) => /Masthead/.test(String(request.headers['user-agent']))), 'through the same fetcher');
+      assert.deepEqual(
+        site.requests.map((request) => request.path),
+        ['/blog/home', '/feed', '/rss.xml', '/atom.xml'],
+      );
+      assert.ok(
+        site.requests.every((request) => /Masthead/.test(String(request.headers['user-agent']))),
+        'through the same fetcher',
+      );
 
       // None of the usual paths serves a feed: the page's own problem is the answer.
       site.routes.delete('/atom.xml');
@@ -196,16 +243,27 @@ for (const dialect of DIALECTS) {
       site.requests.length = 0;
       const problem = expectError(await api.post(feeds(), { url: `${site.base}/blog/home` }), 400, 'validation_failed');
       assert.match(problem.message, /not a feed/);
-      assert.deepEqual(site.requests.map((request) => request.path), ['/blog/home', '/feed', '/rss.xml', '/atom.xml', '/feed.xml', '/index.xml']);
+      assert.deepEqual(
+        site.requests.map((request) => request.path),
+        ['/blog/home', '/feed', '/rss.xml', '/atom.xml', '/feed.xml', '/index.xml'],
+      );
       // A feed that is merely broken is not a reason to look elsewhere.
-      site.routes.set('/broken.xml', (_request, response) => response.writeHead(200, { 'content-type': 'application/rss+xml' }).end('<rss><channel><item><![CDATA[cut'));
+      site.routes.set('/broken.xml', (_request, response) =>
+        response.writeHead(200, { 'content-type': 'application/rss+xml' }).end('<rss><channel><item><![CDATA[cut'),
+      );
       site.requests.length = 0;
       expectError(await api.post(feeds(), { url: `${site.base}/broken.xml` }), 400, 'validation_failed');
-      assert.deepEqual(site.requests.map((request) => request.path), ['/broken.xml']);
+      assert.deepEqual(
+        site.requests.map((request) => request.path),
+        ['/broken.xml'],
+      );
     });
 
     it('refuses a URL on a private address not in OUTBOUND_ALLOW with a 400 naming the reason', async () => {
-      blockedServer.routes.set('/feed.xml', serveFeed(() => rss([])));
+      blockedServer.routes.set(
+        '/feed.xml',
+        serveFeed(() => rss([])),
+      );
       const problem = expectError(await api.post(feeds(), { url: `${blockedServer.base}/feed.xml` }), 400, 'validation_failed');
       assert.match(problem.message, /blocked_address/);
       assert.equal(blockedServer.requests.length, 0, 'no request reached the blocked server');
@@ -321,9 +379,12 @@ for (const dialect of DIALECTS) {
     };
     const tally = ({ imported, updated, skipped, unchanged }: Awaited<ReturnType<typeof sync>>) => ({ imported, updated, skipped, unchanged });
     const criterionOf = async (feedId: number) =>
-      (await t.storage.db.selectFrom('rss_feeds').select('entry_key_criterion').where('id', '=', feedId).executeTakeFirstOrThrow()).entry_key_criterion;
+      (await t.storage.db.selectFrom('rss_feeds').select('entry_key_criterion').where('id', '=', feedId).executeTakeFirstOrThrow())
+        .entry_key_criterion;
     const keysOf = async (feedId: number) =>
-      (await t.storage.db.selectFrom('feed_entries').select('entry_key').where('feed_id', '=', feedId).orderBy('entry_key').execute()).map((row) => row.entry_key);
+      (await t.storage.db.selectFrom('feed_entries').select('entry_key').where('feed_id', '=', feedId).orderBy('entry_key').execute()).map(
+        (row) => row.entry_key,
+      );
 
     it('keys a feed that repeats guids by link from then on: an entry dropped, one edited, no duplicate article', async () => {
       const { feed, state } = await createFeed([
@@ -348,11 +409,17 @@ for (const dialect of DIALECTS) {
       assert.equal((await articlesOf(feed.id)).length, 3);
       assert.equal(await criterionOf(feed.id), 'link', 'the criterion never steps back up');
       // An unchanged re-sync writes nothing.
-      const before = { articles: await articlesOf(feed.id), entries: await t.storage.db.selectFrom('feed_entries').selectAll().where('feed_id', '=', feed.id).orderBy('id').execute() };
+      const before = {
+        articles: await articlesOf(feed.id),
+        entries: await t.storage.db.selectFrom('feed_entries').selectAll().where('feed_id', '=', feed.id).orderBy('id').execute(),
+      };
       const third = await sync(feed.id);
       assert.deepEqual(tally(third), { imported: 0, updated: 0, skipped: 0, unchanged: 2 });
       assert.deepEqual(await articlesOf(feed.id), before.articles);
-      assert.deepEqual(await t.storage.db.selectFrom('feed_entries').selectAll().where('feed_id', '=', feed.id).orderBy('id').execute(), before.entries);
+      assert.deepEqual(
+        await t.storage.db.selectFrom('feed_entries').selectAll().where('feed_id', '=', feed.id).orderBy('id').execute(),
+        before.entries,
+      );
     });
 
     it('finds the articles imported under guids when the feed starts repeating guids (the criterion switches to link)', async () => {
@@ -372,7 +439,11 @@ for (const dialect of DIALECTS) {
       const second = await sync(feed.id);
       assert.deepEqual(tally(second), { imported: 1, updated: 0, skipped: 0, unchanged: 2 });
       assert.equal(await criterionOf(feed.id), 'link');
-      assert.deepEqual(await keysOf(feed.id), ['link:https://blog.example.com/alpha', 'link:https://blog.example.com/beta', 'link:https://blog.example.com/c']);
+      assert.deepEqual(await keysOf(feed.id), [
+        'link:https://blog.example.com/alpha',
+        'link:https://blog.example.com/beta',
+        'link:https://blog.example.com/c',
+      ]);
       // From now on by link: the repeated guid gone, an edit updates the first article.
       state.items = [
         { guid: 'a', title: 'Alpha, edited', link: 'https://blog.example.com/alpha' },
@@ -451,14 +522,26 @@ for (const dialect of DIALECTS) {
       assert.equal((await articlesOf(feed.id)).length, 0);
     });
 
-    for (const [permanentStatus, temporaryStatus] of [[301, 302], [308, 307]] as const) {
+    for (const [permanentStatus, temporaryStatus] of [
+      [301, 302],
+      [308, 307],
+    ] as const) {
       it(`stores the new URL after a ${permanentStatus}, keeps it after a ${temporaryStatus}`, async () => {
         const target = nextPath('target');
-        server.routes.set(target, serveFeed(() => rss([{ guid: `r${permanentStatus}`, title: 'Moved' }])));
+        server.routes.set(
+          target,
+          serveFeed(() => rss([{ guid: `r${permanentStatus}`, title: 'Moved' }])),
+        );
         const permanent = nextPath('moved');
         const temporary = nextPath('temp');
-        server.routes.set(permanent, serveFeed(() => rss([])));
-        server.routes.set(temporary, serveFeed(() => rss([])));
+        server.routes.set(
+          permanent,
+          serveFeed(() => rss([])),
+        );
+        server.routes.set(
+          temporary,
+          serveFeed(() => rss([])),
+        );
         const movedFeed = (await api.post(feeds(), { url: `${server.base}${permanent}` })).body;
         const tempFeed = (await api.post(feeds(), { url: `${server.base}${temporary}` })).body;
         server.routes.set(permanent, redirect(permanentStatus, target));
@@ -478,7 +561,9 @@ for (const dialect of DIALECTS) {
           response.writeHead(304, { 'last-modified': lastModified }).end();
           return;
         }
-        response.writeHead(200, { 'content-type': 'application/rss+xml', 'last-modified': lastModified }).end(rss([{ guid: 'lm', title: 'Dated by the server' }]));
+        response
+          .writeHead(200, { 'content-type': 'application/rss+xml', 'last-modified': lastModified })
+          .end(rss([{ guid: 'lm', title: 'Dated by the server' }]));
       });
       const feed = (await api.post(feeds(), { url: `${server.base}${path}` })).body;
       assert.equal((await sync(feed.id)).imported, 1);
@@ -492,12 +577,17 @@ for (const dialect of DIALECTS) {
       assert.equal(last.headers['if-modified-since'], lastModified);
       assert.equal(last.headers['if-none-match'], undefined);
       assert.deepEqual(await articlesOf(feed.id), articles);
-      assert.equal((await t.storage.db.selectFrom('rss_feeds').select('last_modified').where('id', '=', feed.id).executeTakeFirstOrThrow()).last_modified, lastModified);
+      assert.equal(
+        (await t.storage.db.selectFrom('rss_feeds').select('last_modified').where('id', '=', feed.id).executeTakeFirstOrThrow()).last_modified,
+        lastModified,
+      );
     });
 
     it('records a failed synchronization and imports nothing', async () => {
       const { feed, path } = await createFeed([{ guid: 'f', title: 'Will fail' }]);
-      server.routes.set(path, (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Just a moment...</body></html>'));
+      server.routes.set(path, (_request, response) =>
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Just a moment...</body></html>'),
+      );
       const sync = await api.post(`${feeds(feed.id)}/synchronize`);
       assert.equal(sync.status, 200);
       assert.equal(sync.body.job_status, 'failed');
@@ -509,7 +599,10 @@ for (const dialect of DIALECTS) {
       assert.match(reread.last_error, /not a feed/);
       assert.equal((await articlesOf(feed.id)).length, 0);
       // Serving a feed again recovers.
-      server.routes.set(path, serveFeed(() => rss([{ guid: 'f', title: 'Back' }])));
+      server.routes.set(
+        path,
+        serveFeed(() => rss([{ guid: 'f', title: 'Back' }])),
+      );
       const recovered = await api.post(`${feeds(feed.id)}/synchronize`);
       assert.equal(recovered.body.job_status, 'completed');
       assert.equal((await api.get(feeds(feed.id))).body.last_error, null);
@@ -518,7 +611,11 @@ for (const dialect of DIALECTS) {
     it('answers 409 to a synchronize while one is running', async () => {
       const { feed } = await createFeed([]);
       const running = (startedAt: Date) =>
-        t.storage.db.updateTable('rss_feeds').set({ job_status: 'running', job_started_at: startedAt.toISOString() }).where('id', '=', feed.id).execute();
+        t.storage.db
+          .updateTable('rss_feeds')
+          .set({ job_status: 'running', job_started_at: startedAt.toISOString() })
+          .where('id', '=', feed.id)
+          .execute();
       await running(new Date());
       expectError(await api.post(`${feeds(feed.id)}/synchronize`), 409, 'conflict');
       await t.storage.db.updateTable('rss_feeds').set({ job_status: 'completed' }).where('id', '=', feed.id).execute();
@@ -558,7 +655,12 @@ for (const dialect of DIALECTS) {
 
     /** The feeds of this test's publication whose URL is `url`. */
     const feedsAt = async (url: string, publication = publicationId) =>
-      t.storage.db.selectFrom('rss_feeds').select(['id', 'url', 'normalized_url']).where('publication_id', '=', publication).where('url', '=', url).execute();
+      t.storage.db
+        .selectFrom('rss_feeds')
+        .select(['id', 'url', 'normalized_url'])
+        .where('publication_id', '=', publication)
+        .where('url', '=', url)
+        .execute();
 
     it('refuses a URL the publication has a feed of already, however it is written, with 409; another publication may take it', async () => {
       const { feed, path } = await createFeed([{ guid: 'once', title: 'Imported once' }]);
@@ -617,7 +719,10 @@ for (const dialect of DIALECTS) {
       for (const answer of answers.filter((one) => one.status === 409)) {
         assert.match(expectError(answer, 409, 'conflict').message, new RegExp(`RSS feed ${winner.id} of this publication already imports`));
       }
-      assert.deepEqual((await feedsAt(url)).map((row) => row.id), [winner.id]);
+      assert.deepEqual(
+        (await feedsAt(url)).map((row) => row.id),
+        [winner.id],
+      );
     });
 
     it('refuses a page, or a permanent redirect, that leads to a feed the publication has, with 409', async () => {
@@ -627,7 +732,9 @@ for (const dialect of DIALECTS) {
       server.routes.set(page, (_request, response) => {
         response
           .writeHead(200, { 'content-type': 'text/html' })
-          .end(`<!doctype html><html><head><link rel="alternate" type="application/rss+xml" href="HTTP://127.0.0.1:${server.port}${path}#top"></head><body>Blog</body></html>`);
+          .end(
+            `<!doctype html><html><head><link rel="alternate" type="application/rss+xml" href="HTTP://127.0.0.1:${server.port}${path}#top"></head><body>Blog</body></html>`,
+          );
       });
       const viaPage = expectError(await api.post(feeds(), { url: `${server.base}${page}` }), 409, 'conflict');
       assert.equal(viaPage.message, `${server.base}${page} leads to the feed ${url}, which RSS feed ${feed.id} of this publication already imports`);

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import {
-  FAILURE_WINDOW_MS,
-  MAX_FAILURES_PER_EMAIL,
-  MAX_FAILURES_PER_IP,
-  WRONG_CREDENTIALS,
-} from '../../src/accounts/sessions.js';
+import { FAILURE_WINDOW_MS, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, WRONG_CREDENTIALS } from '../../src/accounts/sessions.js';
 import { AccountQueries } from '../../src/accounts/queries.js';
 import { AccountService } from '../../src/accounts/service.js';
 import { client, createPublication, DIALECTS, expectError, type Response, startApp, type TestApp } from '../helpers/app.js';
@@ -67,7 +62,14 @@ for (const dialect of DIALECTS) {
       const signedIn = await from(ip).signIn(owner.email, PASSWORD);
       assert.equal(signedIn.status, 201, signedIn.raw);
       assert.deepEqual(Object.keys(signedIn.body).sort(), ['api_key', 'expires_at', 'user']);
-      assert.deepEqual(signedIn.body.user, { id: owner.userId, email: owner.email, firstname: '', lastname: '', kind: 'owner', account_id: owner.accountId });
+      assert.deepEqual(signedIn.body.user, {
+        id: owner.userId,
+        email: owner.email,
+        firstname: '',
+        lastname: '',
+        kind: 'owner',
+        account_id: owner.accountId,
+      });
       assert.match(signedIn.body.api_key, /^mh_live_[A-Za-z0-9_-]{40,}$/);
       assert.match(signedIn.body.expires_at, TIMESTAMP);
       const expiresIn = Date.parse(`${signedIn.body.expires_at.replace(' ', 'T')}Z`) - Date.now();
@@ -76,14 +78,22 @@ for (const dialect of DIALECTS) {
       const afterFirst = await userRow(owner.userId);
       assert.equal(afterFirst.sign_in_count, 1);
       assert.ok(afterFirst.last_seen_at !== null && Math.abs(Date.parse(afterFirst.last_seen_at) - Date.now()) < 60_000);
-      const key = await t.storage.db.selectFrom('api_keys').selectAll().where('user_id', '=', owner.userId).where('kind', '=', 'session').executeTakeFirstOrThrow();
+      const key = await t.storage.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('user_id', '=', owner.userId)
+        .where('kind', '=', 'session')
+        .executeTakeFirstOrThrow();
       assert.equal(key.revoked_at, null);
       assert.ok(key.expires_at !== null);
 
       // The key works on the authenticated portal, as x-api-key and as a bearer token.
       const publications = await from(ip, signedIn.body.api_key).get(`${PORTAL}/publications`);
       assert.equal(publications.status, 200, publications.raw);
-      assert.deepEqual(publications.body.map((row: { app_id: string }) => row.app_id), [publication.app_id]);
+      assert.deepEqual(
+        publications.body.map((row: { app_id: string }) => row.app_id),
+        [publication.app_id],
+      );
       const bearer = await client(t.app).get(`${PORTAL}/publications`, { authorization: `Bearer ${signedIn.body.api_key}` });
       assert.equal(bearer.status, 200);
 
@@ -105,7 +115,10 @@ for (const dialect of DIALECTS) {
       assert.equal(signedIn.body.user.id, member.userId);
       assert.equal(signedIn.body.user.account_id, owner.accountId);
       const publications = await from(freshIp(), signedIn.body.api_key).get(`${PORTAL}/publications`);
-      assert.deepEqual(publications.body.map((row: { app_id: string; access_level: string }) => [row.app_id, row.access_level]), [[held.app_id, 'editor']]);
+      assert.deepEqual(
+        publications.body.map((row: { app_id: string; access_level: string }) => [row.app_id, row.access_level]),
+        [[held.app_id, 'editor']],
+      );
     });
 
     it('refuses an expired session key with 401', async () => {
@@ -190,7 +203,10 @@ for (const dialect of DIALECTS) {
       const throttled = await from(ip).signIn(owner.email, PASSWORD);
       expectError(throttled, 429, 'rate_limited');
       const retryAfter = Number(throttled.headers['retry-after']);
-      assert.ok(Number.isInteger(retryAfter) && retryAfter > FAILURE_WINDOW_MS / 1000 - 60 && retryAfter <= FAILURE_WINDOW_MS / 1000, `Retry-After ${retryAfter}`);
+      assert.ok(
+        Number.isInteger(retryAfter) && retryAfter > FAILURE_WINDOW_MS / 1000 - 60 && retryAfter <= FAILURE_WINDOW_MS / 1000,
+        `Retry-After ${retryAfter}`,
+      );
       // The email is throttled from any address; a wrong password is no longer even checked (nor counted).
       expectError(await from(freshIp()).signIn(owner.email, PASSWORD), 429, 'rate_limited');
       expectError(await from(ip).signIn(owner.email, WRONG), 429, 'rate_limited');
@@ -242,7 +258,11 @@ for (const dialect of DIALECTS) {
       const owner = await createOwnerWithPassword();
       const ip = freshIp();
       for (let i = 0; i < MAX_FAILURES_PER_IP + 5; i += 1) assert.equal((await from(ip).signIn(owner.email, PASSWORD)).status, 201);
-      const left = await t.storage.db.selectFrom('sign_in_failures').select('id').where('scope', 'in', [`email:${owner.email}`, `ip:${ip}`]).execute();
+      const left = await t.storage.db
+        .selectFrom('sign_in_failures')
+        .select('id')
+        .where('scope', 'in', [`email:${owner.email}`, `ip:${ip}`])
+        .execute();
       assert.equal(left.length, 0);
       // Failures still count as before: the email's failures, then a success that clears them.
       for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i += 1) expectError(await from(ip).signIn(owner.email, WRONG), 401, 'unauthorized');
@@ -297,7 +317,11 @@ for (const dialect of DIALECTS) {
 describe('sign-in throttling behind a reverse proxy (TRUST_PROXY)', () => {
   const failFrom = async (t: TestApp, peer: string, forwardedFor: string, times: number) => {
     for (let i = 0; i < times; i += 1) {
-      const response = await client(t.app, undefined, { remoteAddress: peer }).post(SESSIONS, { email: freshEmail('guess'), password: WRONG }, { 'x-forwarded-for': forwardedFor });
+      const response = await client(t.app, undefined, { remoteAddress: peer }).post(
+        SESSIONS,
+        { email: freshEmail('guess'), password: WRONG },
+        { 'x-forwarded-for': forwardedFor },
+      );
       expectError(response, 401, 'unauthorized');
     }
   };

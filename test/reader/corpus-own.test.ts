@@ -10,7 +10,18 @@ import { CORPUS_URL, FIXTURES, feedFiles, read } from './corpus.js';
 // tests check that each still holds the cases it was written for, whatever FEED_CORPUS names.
 
 const OWN = join(FIXTURES, 'own');
-const DANGEROUS = [/<script/i, /\son[a-z]+\s*=/i, /(?:javascript|vbscript|data):/i, /<form/i, /<object/i, /<embed/i, /<applet/i, /<meta/i, /<style/i, /style\s*=/i];
+const DANGEROUS = [
+  /<script/i,
+  /\son[a-z]+\s*=/i,
+  /(?:javascript|vbscript|data):/i,
+  /<form/i,
+  /<object/i,
+  /<embed/i,
+  /<applet/i,
+  /<meta/i,
+  /<style/i,
+  /style\s*=/i,
+];
 
 function own(name: string): NormalizedFeed {
   return parseFeed({ body: read(join(OWN, name)), url: CORPUS_URL });
@@ -44,7 +55,10 @@ const FEEDS: Record<string, [format: NormalizedFeed['format'], entries: number, 
 
 describe('feeds written for Masthead (test/fixtures/feeds/own)', () => {
   it('reads RSS 0.91, 0.92 and 2.0, RSS 1.0 (RDF), Atom 0.3 and 1.0, JSON Feed 1.0 and 1.1: every entry, and which make articles', () => {
-    assert.deepEqual(feedFiles(OWN).map((path) => basename(path)), Object.keys(FEEDS));
+    assert.deepEqual(
+      feedFiles(OWN).map((path) => basename(path)),
+      Object.keys(FEEDS),
+    );
     for (const [name, [format, entries, articles]] of Object.entries(FEEDS)) {
       const feed = own(name);
       assert.equal(feed.format, format, name);
@@ -52,9 +66,17 @@ describe('feeds written for Masthead (test/fixtures/feeds/own)', () => {
       assert.equal(articleCount(feed), articles, name);
     }
     // Entries with neither title nor content are entries, not articles; a title alone or content alone is enough.
-    assert.deepEqual(own('rss20-channel.xml').entries.map((entry) => [Boolean(entry.title), Boolean(entry.html)]), [
-      [true, true], [false, true], [true, true], [true, false], [true, true], [false, false],
-    ]);
+    assert.deepEqual(
+      own('rss20-channel.xml').entries.map((entry) => [Boolean(entry.title), Boolean(entry.html)]),
+      [
+        [true, true],
+        [false, true],
+        [true, true],
+        [true, false],
+        [true, true],
+        [false, false],
+      ],
+    );
     assert.equal(own('rss092-notes.xml').entries.filter((entry) => entry.title).length, 0);
     const takedown = own('atom10-media-takedown.xml').entries[2]!;
     assert.deepEqual([takedown.title, takedown.html], ['', '']);
@@ -92,7 +114,10 @@ describe('feeds written for Masthead (test/fixtures/feeds/own)', () => {
     assert.match(article, /<iframe [^>]*src="https:\/\/www\.youtube\.com\/embed\/abcdefghijk\?rel=0"/);
     assert.match(article, /<iframe [^>]*src="https:\/\/player\.vimeo\.com\/video\/12345678"/);
     assert.doesNotMatch(article, /tracker\.example\.net|fallback text|injected|display: none|phish|\.swf|Boat\.class/);
-    assert.match(article, /<video poster="https:\/\/living\.example\.com\/coast\/images\/poster\.jpg">\s*<source src="https:\/\/living\.example\.com\/coast\/video\/shed\.mp4"/);
+    assert.match(
+      article,
+      /<video poster="https:\/\/living\.example\.com\/coast\/images\/poster\.jpg">\s*<source src="https:\/\/living\.example\.com\/coast\/video\/shed\.mp4"/,
+    );
     assert.match(article, /<a href="https:\/\/living\.example\.com\/coast\/tar" target="_blank" rel="noopener noreferrer">/);
     assert.match(article, /<a>a scripted link<\/a>/);
     const atom = own('atom10-media-takedown.xml').entries[0]!.html;
@@ -108,7 +133,7 @@ describe('feeds written for Masthead (test/fixtures/feeds/own)', () => {
     assert.match(own('jsonfeed-11.json').entries[0]!.html, /<p><a>Click<\/a><\/p>/);
   });
 
-  it('resolves relative URLs against xml:base, else the entry\'s link, else the feed\'s URL', () => {
+  it("resolves relative URLs against xml:base, else the entry's link, else the feed's URL", () => {
     const atom = own('atom10-feed.xml');
     assert.equal(atom.link, 'https://journal.example.org/');
     assert.equal(atom.image, 'https://journal.example.org/images/logo.png');
@@ -119,7 +144,10 @@ describe('feeds written for Masthead (test/fixtures/feeds/own)', () => {
     assert.match(own('atom03.xml').entries[0]!.html, /href="http:\/\/almanac\.example\.org\/2004\/04\/tables"/);
     // No xml:base: the entry's link.
     assert.match(own('rss20-dublin-core.xml').entries[0]!.html, /href="https:\/\/orchard\.example\.net\/2023\/10\/tools\/secateurs"/);
-    assert.match(own('jsonfeed-11.json').entries[0]!.html, /href="https:\/\/netloft\.example\.com\/knots".*src="https:\/\/netloft\.example\.com\/2024\/03\/images\/bend\.jpg"/);
+    assert.match(
+      own('jsonfeed-11.json').entries[0]!.html,
+      /href="https:\/\/netloft\.example\.com\/knots".*src="https:\/\/netloft\.example\.com\/2024\/03\/images\/bend\.jpg"/,
+    );
     assert.match(own('rss10-rdf-modules.xml').entries[1]!.html, /href="http:\/\/wire\.example\.com\/pilots"/);
     // No base and no link: the feed's URL.
     assert.match(own('atom10-media-takedown.xml').entries[0]!.html, /src="http:\/\/127\.0\.0\.1:8097\/articles\/4821\/bridge\.jpg"/);
@@ -167,11 +195,15 @@ describe('feeds written for Masthead (test/fixtures/feeds/own)', () => {
     assert.equal(own('jsonfeed-10.json').entries[0]!.publishedAt, '2019-06-01T21:00:00.000Z');
   });
 
-  it('names the entry\'s author, else the feed\'s (managingEditor, itunes:author, dc:creator, Atom and JSON Feed authors)', () => {
+  it("names the entry's author, else the feed's (managingEditor, itunes:author, dc:creator, Atom and JSON Feed authors)", () => {
     const authors = (name: string) => own(name).entries.map((entry) => entry.author);
     assert.deepEqual(authors('rss20-channel.xml'), ['Ada Lantern', ...Array(5).fill('Ida Keeper')]);
     assert.deepEqual(authors('podcast-itunes.xml'), [...Array(4).fill('The Walking Club'), 'A Guest Walker', 'The Walking Club', 'The Walking Club']);
-    assert.deepEqual(authors('rss20-dublin-core.xml'), ['Rowan Branch', 'Pip Grafter (pip@orchard.example.net)', 'Pip Grafter (pip@orchard.example.net)']);
+    assert.deepEqual(authors('rss20-dublin-core.xml'), [
+      'Rowan Branch',
+      'Pip Grafter (pip@orchard.example.net)',
+      'Pip Grafter (pip@orchard.example.net)',
+    ]);
     assert.deepEqual(authors('atom10-feed.xml'), ['Marsh Warden', ...Array(4).fill('The Editors')]);
     assert.deepEqual(authors('atom10-minimal.xml'), ['Jo Bollard', 'Cai Harbourmaster']);
     assert.deepEqual(authors('jsonfeed-11.json'), ['Ned Twine', ...Array(4).fill('Bryony Netter')]);
@@ -188,9 +220,22 @@ describe('feeds written for Masthead (test/fixtures/feeds/own)', () => {
     ]);
     assert.equal(own('atom10-feed.xml').entries[0]!.cover, 'https://journal.example.org/images/marsh.jpg'); // link rel="enclosure"
     assert.equal(own('atom10-media-takedown.xml').entries[0]!.cover, 'https://news.example.net/articles/4821/lead.jpg');
-    assert.deepEqual(covers('podcast-itunes.xml').slice(1, 4), [undefined, 'https://podcast.example.com/cliff-paths/s02e03.jpg', 'https://podcast.example.com/cliff-paths/s02e02.jpg']);
-    assert.deepEqual(covers('jsonfeed-11.json'), ['https://netloft.example.com/2024/03/sheet-bend-lead.jpg', undefined, undefined, 'https://netloft.example.com/2024/02/floats.png', undefined]);
-    assert.deepEqual(covers('jsonfeed-10.json'), ['https://slipway.example.net/images/launch.jpg', 'https://slipway.example.net/images/varnish-banner.jpg']);
+    assert.deepEqual(covers('podcast-itunes.xml').slice(1, 4), [
+      undefined,
+      'https://podcast.example.com/cliff-paths/s02e03.jpg',
+      'https://podcast.example.com/cliff-paths/s02e02.jpg',
+    ]);
+    assert.deepEqual(covers('jsonfeed-11.json'), [
+      'https://netloft.example.com/2024/03/sheet-bend-lead.jpg',
+      undefined,
+      undefined,
+      'https://netloft.example.com/2024/02/floats.png',
+      undefined,
+    ]);
+    assert.deepEqual(covers('jsonfeed-10.json'), [
+      'https://slipway.example.net/images/launch.jpg',
+      'https://slipway.example.net/images/varnish-banner.jpg',
+    ]);
     assert.equal(own('rss092-notes.xml').entries[5]!.cover, 'http://notebook.example.org/images/gull.gif'); // the content's first image
   });
 

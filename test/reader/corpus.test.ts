@@ -42,7 +42,10 @@ describe('feed corpora', () => {
       entries += result.entries.length;
     }
     // The one file that is not a feed is a Microsoft CDF channel (<CHANNEL>), a format of its own.
-    assert.deepEqual(notFeeds.map((path) => basename(path)), ['cdf_item_abstract_xml_base.xml']);
+    assert.deepEqual(
+      notFeeds.map((path) => basename(path)),
+      ['cdf_item_abstract_xml_base.xml'],
+    );
     assert.ok(entries > 1000);
   });
 
@@ -52,11 +55,14 @@ describe('feed corpora', () => {
     for (const path of files) {
       const feed = readCorpusFile(path);
       assert.ok(!(feed instanceof FeedParseError), `${path}: ${String(feed)}`);
-      const text = read(path).toString('utf8').replace(/^\uFEFF/, '');
+      const text = read(path)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '');
       // Items in XML, not counting the <item> and <entry> that comments mention; a JSON Feed's items array.
-      const items = feed.format === 'json'
-        ? (JSON.parse(text) as { items?: unknown[] }).items?.length ?? 0
-        : (text.replace(/<!--[\s\S]*?-->/g, '').match(/<(?:item|entry)[\s>]/g) ?? []).length;
+      const items =
+        feed.format === 'json'
+          ? ((JSON.parse(text) as { items?: unknown[] }).items?.length ?? 0)
+          : (text.replace(/<!--[\s\S]*?-->/g, '').match(/<(?:item|entry)[\s>]/g) ?? []).length;
       assert.ok(items > 0, `${path}: no item`);
       assert.ok(feed.entries.length >= Math.min(items, 1000), `${path}: ${feed.entries.length} of ${items}`);
     }
@@ -101,35 +107,71 @@ describe('feed corpora', () => {
   });
 
   const SAMPLE: Record<string, string[]> = {
-    'encoding': [
-      'demoronize-2.xml', 'demoronize-3.xml', 'euc-kr-attribute.xml', 'euc-kr-item.xml', 'euc-kr.xml', 'http_text_xml_charset_2.xml', 'http_text_xml_charset_overrides_encoding_2.xml',
+    encoding: [
+      'demoronize-2.xml',
+      'demoronize-3.xml',
+      'euc-kr-attribute.xml',
+      'euc-kr-item.xml',
+      'euc-kr.xml',
+      'http_text_xml_charset_2.xml',
+      'http_text_xml_charset_overrides_encoding_2.xml',
     ],
-    'entities': [
-      '160.xml', 'dagger.xml', 'igrave.xml', 'ntilde.xml', 'real.xml', 'ucirc.xml', 'upper_Ocirc.xml',
-    ],
-    'wellformed/amp': [
-      'amp01.xml', 'amp11.xml', 'amp21.xml', 'amp31.xml', 'amp41.xml', 'amp51.xml', 'amp61.xml',
-    ],
+    entities: ['160.xml', 'dagger.xml', 'igrave.xml', 'ntilde.xml', 'real.xml', 'ucirc.xml', 'upper_Ocirc.xml'],
+    'wellformed/amp': ['amp01.xml', 'amp11.xml', 'amp21.xml', 'amp31.xml', 'amp41.xml', 'amp51.xml', 'amp61.xml'],
     'wellformed/atom': [
-      'atom_namespace_1.xml', 'entry_content_value.xml', 'entry_published_parsed.xml', 'entry_summary_inline_markup_2.xml', 'entry_title_inline_markup.xml', 'feed_link_alternate_map_link.xml', 'feed_title_inline_markup_2.xml',
+      'atom_namespace_1.xml',
+      'entry_content_value.xml',
+      'entry_published_parsed.xml',
+      'entry_summary_inline_markup_2.xml',
+      'entry_title_inline_markup.xml',
+      'feed_link_alternate_map_link.xml',
+      'feed_title_inline_markup_2.xml',
     ],
     'wellformed/atom10': [
-      'ampersand_in_attr.xml', 'entry_content_inline_markup.xml', 'entry_link_alternate_map_link_3.xml', 'entry_summary_text_plain.xml', 'entry_title_text_plain.xml', 'feed_title_content_value.xml', 'qna.xml',
+      'ampersand_in_attr.xml',
+      'entry_content_inline_markup.xml',
+      'entry_link_alternate_map_link_3.xml',
+      'entry_summary_text_plain.xml',
+      'entry_title_text_plain.xml',
+      'feed_title_content_value.xml',
+      'qna.xml',
     ],
     'wellformed/base': [
-      'entry_content_xml_base.xml', 'entry_content_xml_base_inherit_2.xml', 'entry_summary_xml_base.xml', 'entry_summary_xml_base_inherit_2.xml', 'http_entry_content_base_docuri.xml', 'http_entry_summary_inline_base_docuri.xml', 'http_entry_title_inline_base_docuri.xml',
+      'entry_content_xml_base.xml',
+      'entry_content_xml_base_inherit_2.xml',
+      'entry_summary_xml_base.xml',
+      'entry_summary_xml_base_inherit_2.xml',
+      'http_entry_content_base_docuri.xml',
+      'http_entry_summary_inline_base_docuri.xml',
+      'http_entry_title_inline_base_docuri.xml',
     ],
-    'wellformed/media-rss': [
-      'item_media_title1.xml', 'item_media_title2.xml', 'item_media_title3.xml',
-    ],
+    'wellformed/media-rss': ['item_media_title1.xml', 'item_media_title2.xml', 'item_media_title3.xml'],
     'wellformed/namespace': [
-      'atommathml.xml', 'atomsvgdesc.xml', 'atomxlink.xml', 'rss1.0withModulesNoDefNS.xml', 'rss2.0NSwithModules.xml', 'rss2.0noNSwithModules.xml', 'rss2.0svg.xml',
+      'atommathml.xml',
+      'atomsvgdesc.xml',
+      'atomxlink.xml',
+      'rss1.0withModulesNoDefNS.xml',
+      'rss2.0NSwithModules.xml',
+      'rss2.0noNSwithModules.xml',
+      'rss2.0svg.xml',
     ],
     'wellformed/rdf': [
-      'rdf_channel_link.xml', 'rdf_channel_title.xml', 'rdf_item_description.xml', 'rdf_item_link.xml', 'rdf_item_title.xml', 'rss090_channel_title.xml', 'rss090_item_title.xml',
+      'rdf_channel_link.xml',
+      'rdf_channel_title.xml',
+      'rdf_item_description.xml',
+      'rdf_item_link.xml',
+      'rdf_item_title.xml',
+      'rss090_channel_title.xml',
+      'rss090_item_title.xml',
     ],
     'wellformed/rss': [
-      'channel_dc_title.xml', 'channel_link.xml', 'channel_title_apos.xml', 'item_content_encoded.xml', 'item_dcterms_created_parsed.xml', 'item_description_br.xml', 'item_description_map_summary.xml',
+      'channel_dc_title.xml',
+      'channel_link.xml',
+      'channel_title_apos.xml',
+      'item_content_encoded.xml',
+      'item_dcterms_created_parsed.xml',
+      'item_description_br.xml',
+      'item_description_map_summary.xml',
     ],
   };
 

@@ -115,9 +115,10 @@ function expectedValue(field: Expectation['field'], value: string): string {
 export function check(feed: NormalizedFeed, expectation: Expectation): { actual: string | undefined; ok: boolean } {
   const { scope, field, expected } = expectation;
   // Entries clean their fields when read (getters): read them, do not spread them.
-  const source: Record<string, unknown> | undefined = scope === 'feed' ? { ...feed } : (feed.entries[0] as unknown as Record<string, unknown> | undefined);
+  const source: Record<string, unknown> | undefined =
+    scope === 'feed' ? { ...feed } : (feed.entries[0] as unknown as Record<string, unknown> | undefined);
   const actual = source?.[field] as string | undefined;
-    if (field === 'base') {
+  if (field === 'base') {
     const html = feed.entries[0]?.html ?? '';
     const urls = [...html.matchAll(/(?:href|src)="([^"]*)"/g)].map((match) => match[1]!);
     return { actual: urls.join(' '), ok: urls.length > 0 && urls.every((url) => url.startsWith(expected)) };

@@ -37,7 +37,10 @@ describe('parseFeed: safety', () => {
   });
 
   it('refuses an HTML page as not_a_feed', () => {
-    assertParseError(() => parse('<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>', 'text/html'), 'not_a_feed');
+    assertParseError(
+      () => parse('<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>', 'text/html'),
+      'not_a_feed',
+    );
     assertParseError(() => parse('\n<html><body><rss>not really</rss></body></html>'), 'not_a_feed');
     assertParseError(() => parse(''), 'not_a_feed');
     assertParseError(() => parse('{"hello": "world"}'), 'not_a_feed');
@@ -77,7 +80,10 @@ describe('parseFeed: limits and dedupe', () => {
       ),
     );
     const keys = feed.entries.map((entry) => [entry.keyKind, entry.key]);
-    assert.deepEqual(keys.slice(0, 2), [['guid', 'guid:urn:a'], ['link', 'link:https://news.example.com/b']]);
+    assert.deepEqual(keys.slice(0, 2), [
+      ['guid', 'guid:urn:a'],
+      ['link', 'link:https://news.example.com/b'],
+    ]);
     assert.equal(keys[2]![0], 'hash');
     assert.match(keys[2]![1]!, /^hash:[0-9a-f]{64}$/);
     assert.deepEqual(keys[3], ['guid', 'guid:https://news.example.com/b']);
@@ -96,7 +102,12 @@ describe('parseFeed: limits and dedupe', () => {
     );
     assert.deepEqual(
       feed.entries.map((entry) => [entry.keyKind, entry.key.replace(/[0-9a-f]{64}$/, 'H')]),
-      [['link', 'link:https://news.example.com/a'], ['link', 'link:https://news.example.com/d1'], ['link', 'link:https://news.example.com/d2'], ['hash', 'hash:H']],
+      [
+        ['link', 'link:https://news.example.com/a'],
+        ['link', 'link:https://news.example.com/d1'],
+        ['link', 'link:https://news.example.com/d2'],
+        ['hash', 'hash:H'],
+      ],
     );
     // A feed already known to repeat its guids keeps its entries keyed by link, repeats or not.
     const entries = parse(rss('<item><title>A</title><guid>urn:a</guid><link>https://news.example.com/a</link></item>')).entries;
@@ -107,14 +118,22 @@ describe('parseFeed: limits and dedupe', () => {
   it('keys entries by hash when their links repeat too, but not for an entry listed twice', () => {
     // Entries without a guid that all link to the home page.
     const home = parse(
-      rss('<item><title>One</title><link>https://news.example.com/</link></item><item><title>Two</title><link>https://news.example.com/</link></item>'),
+      rss(
+        '<item><title>One</title><link>https://news.example.com/</link></item><item><title>Two</title><link>https://news.example.com/</link></item>',
+      ),
     ).entries;
-    assert.deepEqual(home.map((entry) => entry.keyKind), ['hash', 'hash']);
+    assert.deepEqual(
+      home.map((entry) => entry.keyKind),
+      ['hash', 'hash'],
+    );
     assert.notEqual(home[0]!.key, home[1]!.key);
     // The very same item twice is one entry listed twice: the feed's guids are fine, both get the one key.
     const item = '<item><title>Same</title><guid>urn:same</guid><link>https://news.example.com/same</link></item>';
     const twice = parse(rss(item + item)).entries;
-    assert.deepEqual(twice.map((entry) => entry.key), ['guid:urn:same', 'guid:urn:same']);
+    assert.deepEqual(
+      twice.map((entry) => entry.key),
+      ['guid:urn:same', 'guid:urn:same'],
+    );
     assert.equal(keyEntries(twice), 'guid');
   });
 });
@@ -166,7 +185,8 @@ describe('parseFeed: formats and fields', () => {
   });
 
   it('reads RSS 1.0 (RDF)', () => {
-    const feed = parse(`<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+    const feed =
+      parse(`<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
       <channel rdf:about="https://r.example/"><title>R</title><link>https://r.example/</link><description>d</description></channel>
       <item rdf:about="https://r.example/1"><title>One</title><link>https://r.example/1</link><dc:date>2024-01-02T03:04:05Z</dc:date><dc:creator>Rae</dc:creator></item></rdf:RDF>`);
     assert.equal(feed.format, 'rdf');
@@ -183,7 +203,9 @@ describe('parseFeed: formats and fields', () => {
         title: 'J',
         home_page_url: 'https://j.example/',
         author: { name: 'Old Style' },
-        items: [{ id: 1, url: 'https://j.example/1', title: 'One', content_html: '<p>Hi <img src="/p.jpg"></p>', date_published: '2024-01-02T03:04:05Z' }],
+        items: [
+          { id: 1, url: 'https://j.example/1', title: 'One', content_html: '<p>Hi <img src="/p.jpg"></p>', date_published: '2024-01-02T03:04:05Z' },
+        ],
       }),
       'application/json',
     );
@@ -231,7 +253,10 @@ describe('parseFeed: formats and fields', () => {
 
 describe('parseFeed: the gaps feedparser fills', () => {
   it('decodes Atom 0.3 mode="base64" content and keeps what its type says (and sanitizes it)', () => {
-    const encode = (text: string) => Buffer.from(text).toString('base64').replace(/(.{20})/g, '$1\n');
+    const encode = (text: string) =>
+      Buffer.from(text)
+        .toString('base64')
+        .replace(/(.{20})/g, '$1\n');
     const xml = `<feed version="0.3" xmlns="http://purl.org/atom/ns#"><title mode="base64">${encode('Base64 & co')}</title>
 <entry><id>one</id><title>One</title><content type="text/html" mode="base64">${encode('<p>Hello <b>there</b><script>alert(1)</script></p>')}</content></entry>
 <entry><id>two</id><title>Two</title><summary mode="base64">${encode('a <b> is text here')}</summary></entry></feed>`;
@@ -248,8 +273,9 @@ describe('parseFeed: the gaps feedparser fills', () => {
     assert.equal(parse(xml).entries[0]!.html, 'Example &lt;b&gt;Atom&lt;/b&gt;');
   });
 
-  it('reads an RSS item\'s xhtml:body as its content, but not a <body> inside CDATA', () => {
-    const xml = rss(`<item><guid>a</guid><title>A</title><xhtml:body xmlns:xhtml="http://www.w3.org/1999/xhtml"><xhtml:p>From <xhtml:b>xhtml</xhtml:b>; <xhtml:iframe src="https://evil.example/"/> kept</xhtml:p></xhtml:body></item>
+  it("reads an RSS item's xhtml:body as its content, but not a <body> inside CDATA", () => {
+    const xml =
+      rss(`<item><guid>a</guid><title>A</title><xhtml:body xmlns:xhtml="http://www.w3.org/1999/xhtml"><xhtml:p>From <xhtml:b>xhtml</xhtml:b>; <xhtml:iframe src="https://evil.example/"/> kept</xhtml:p></xhtml:body></item>
 <item><guid>b</guid><title>B</title><body xmlns="http://www.w3.org/1999/xhtml"><p onclick="x()">Plain body</p></body></item>
 <item><guid>c</guid><title>C</title><description><![CDATA[<html><body><p>In CDATA</p></body></html>]]></description></item>`);
     const [a, b, c] = parse(xml).entries;
@@ -258,18 +284,30 @@ describe('parseFeed: the gaps feedparser fills', () => {
     assert.equal(c!.html, '<p>In CDATA</p>');
   });
 
-  it('gives entries without an author the feed\'s author (RSS managingEditor, dc:creator; RDF; Atom)', () => {
-    const withEditor = parse(rss('<item><guid>1</guid><title>No author</title></item><item><guid>2</guid><title>Own</title><author>own@example.com (Own Author)</author></item>',
-      '<title>N</title><managingEditor>editor@example.com (The Editor)</managingEditor>'));
+  it("gives entries without an author the feed's author (RSS managingEditor, dc:creator; RDF; Atom)", () => {
+    const withEditor = parse(
+      rss(
+        '<item><guid>1</guid><title>No author</title></item><item><guid>2</guid><title>Own</title><author>own@example.com (Own Author)</author></item>',
+        '<title>N</title><managingEditor>editor@example.com (The Editor)</managingEditor>',
+      ),
+    );
     assert.equal(withEditor.entries[0]!.author, 'The Editor');
     assert.equal(withEditor.entries[1]!.author, 'Own Author');
-    const withCreator = parse(rss('<item><guid>1</guid><title>x</title></item>', '<title>N</title><dc:creator xmlns:dc="http://purl.org/dc/elements/1.1/">Channel Creator</dc:creator>'));
+    const withCreator = parse(
+      rss(
+        '<item><guid>1</guid><title>x</title></item>',
+        '<title>N</title><dc:creator xmlns:dc="http://purl.org/dc/elements/1.1/">Channel Creator</dc:creator>',
+      ),
+    );
     assert.equal(withCreator.entries[0]!.author, 'Channel Creator');
-    const rdf = parse(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+    const rdf =
+      parse(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
 <channel rdf:about="https://news.example.com/"><title>R</title><link>https://news.example.com/</link><dc:creator>RDF Creator</dc:creator></channel>
 <item rdf:about="https://news.example.com/1"><title>One</title><link>https://news.example.com/1</link></item></rdf:RDF>`);
     assert.equal(rdf.entries[0]!.author, 'RDF Creator');
-    const atom = parse(`<feed xmlns="http://www.w3.org/2005/Atom"><title>A</title><author><name>Feed Author</name></author><entry><id>1</id><title>x</title></entry></feed>`);
+    const atom = parse(
+      `<feed xmlns="http://www.w3.org/2005/Atom"><title>A</title><author><name>Feed Author</name></author><entry><id>1</id><title>x</title></entry></feed>`,
+    );
     assert.equal(atom.entries[0]!.author, 'Feed Author');
   });
 });

@@ -26,10 +26,7 @@ function grantableLevels(level: AccessLevel): readonly ClientAccessLevel[] {
 }
 
 function levelOptions(levels: readonly ClientAccessLevel[], withNone: boolean) {
-  return [
-    ...levels.map((level) => ({ value: level, label: level })),
-    ...(withNone ? [{ value: NO_ROLE, label: 'no role here' }] : []),
-  ];
+  return [...levels.map((level) => ({ value: level, label: level })), ...(withNone ? [{ value: NO_ROLE, label: 'no role here' }] : [])];
 }
 
 interface ClientForms {
@@ -72,13 +69,15 @@ ${notice(noticeOf(request))}
 <p class="muted">Clients are the people of your account who sign in with their own email. Each holds one role per publication:
 a viewer reads; an author writes and changes its own articles; an editor changes any article and manages feeds, categories and issues;
 an admin also manages clients${level === 'admin' ? ' (admins see and manage only the clients whose every role is below admin on publications they administer, and may not grant the admin level)' : ''}.</p>
-${result.records.length === 0
-  ? html`<p class="muted">No client holds a role on this publication yet.</p>`
-  : table(
-      ['Client', 'Role here', 'Other publications', 'Last seen'],
-      result.records.map((client) => clientRow(client, publication, level, grantable, names, base, csrf)),
-      'Clients of this publication',
-    )}
+${
+  result.records.length === 0
+    ? html`<p class="muted">No client holds a role on this publication yet.</p>`
+    : table(
+        ['Client', 'Role here', 'Other publications', 'Last seen'],
+        result.records.map((client) => clientRow(client, publication, level, grantable, names, base, csrf)),
+        'Clients of this publication',
+      )
+}
 ${pager(page, pages, result.total, (to) => `${base}?page=${to}`)}
 <div class="grid2">
 ${addForm(base, csrf, grantable, forms.add)}
@@ -103,16 +102,23 @@ function clientRow(
   const name = `${client.firstname} ${client.lastname}`.trim();
   return html`<tr>
 <td class="title">${name}<br><span class="muted">${client.email}</span></td>
-<td>${editable
-    ? html`<form method="post" action="${base}/${client.id}/role" class="inline">
+<td>${
+    editable
+      ? html`<form method="post" action="${base}/${client.id}/role" class="inline">
 ${csrfInput(csrf)}
 ${select({ name: 'access_level', label: `Role of ${client.email} here`, id: `role-${client.id}`, compact: true, value: here?.access_level, options: levelOptions(grantable, true) })}
 <button type="submit" class="small">Save<span class="vh"> role of ${client.email}</span></button>
 </form>`
-    : html`${here?.access_level ?? '—'}`}</td>
-<td>${others.length === 0
-    ? '—'
-    : others.map((role, index) => html`${index > 0 ? ', ' : ''}${names.get(role.publication_id) ?? `publication ${role.publication_id}`} (${role.access_level})`)}</td>
+      : html`${here?.access_level ?? '—'}`
+  }</td>
+<td>${
+    others.length === 0
+      ? '—'
+      : others.map(
+          (role, index) =>
+            html`${index > 0 ? ', ' : ''}${names.get(role.publication_id) ?? `publication ${role.publication_id}`} (${role.access_level})`,
+        )
+  }</td>
 <td>${when(client.last_seen_at)}</td>
 </tr>`;
 }
@@ -174,7 +180,13 @@ function isLevel(value: string): value is ClientAccessLevel {
 }
 
 /** Replaces the client's role on one publication (none: takes it away), keeping its roles elsewhere. */
-async function setRole(options: DashboardOptions, request: FastifyRequest, client: ClientView, publicationId: number, level: ClientAccessLevel | null) {
+async function setRole(
+  options: DashboardOptions,
+  request: FastifyRequest,
+  client: ClientView,
+  publicationId: number,
+  level: ClientAccessLevel | null,
+) {
   const roles = client.roles
     .filter((role) => role.publication_id !== publicationId)
     .map((role) => ({ publication_id: role.publication_id, access_level: role.access_level as ClientAccessLevel }));
@@ -217,9 +229,10 @@ export function registerClientPages(app: FastifyInstance, options: DashboardOpti
     const client = found.records.find((candidate) => candidate.email === email);
     if (!client) {
       return fail({
-        email: level === 'owner'
-          ? 'No client of your account has this email; create the client instead'
-          : 'No client you manage has this email; create the client instead, or ask the account owner',
+        email:
+          level === 'owner'
+            ? 'No client of your account has this email; create the client instead'
+            : 'No client you manage has this email; create the client instead, or ask the account owner',
       });
     }
     if (client.roles.some((role) => role.publication_id === publication.id)) {

@@ -32,7 +32,12 @@ type Flag = (typeof FLAGS)[number]['name'];
 
 const feedsPath = (publication: PublicationAccess['publication']) => `/publications/${encodeURIComponent(publication.app_id)}/feeds`;
 
-function categoryBoxes(categories: readonly { id: number; name: string }[], selected: number[], errors: FormErrors | undefined, idPrefix: string): SafeHtml {
+function categoryBoxes(
+  categories: readonly { id: number; name: string }[],
+  selected: number[],
+  errors: FormErrors | undefined,
+  idPrefix: string,
+): SafeHtml {
   if (categories.length === 0) return html``;
   return checkboxes({
     legend: 'Categories of the imported articles',
@@ -56,14 +61,7 @@ interface AddFeedForm {
   errors?: FormErrors;
 }
 
-async function feedsPage(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  options: DashboardOptions,
-  appId: string,
-  form?: AddFeedForm,
-) {
+async function feedsPage(request: FastifyRequest, reply: FastifyReply, status: number, options: DashboardOptions, appId: string, form?: AddFeedForm) {
   const principal = principalOf(request);
   const { publication, level } = await options.publications.access(principal, appId);
   const canManage = allows(level, 'manage_content');
@@ -78,23 +76,26 @@ async function feedsPage(
     section: 'publications',
     body: html`${publicationHeader(publication, level, 'feeds')}
 ${notice(noticeOf(request))}
-${feeds.length === 0
-  ? html`<p class="muted">This publication has no RSS feeds yet.</p>`
-  : table(
-      ['Feed', 'Status', 'Last synchronized', 'Last error', ''],
-      feeds.map(
-        (feed) => html`<tr>
+${
+  feeds.length === 0
+    ? html`<p class="muted">This publication has no RSS feeds yet.</p>`
+    : table(
+        ['Feed', 'Status', 'Last synchronized', 'Last error', ''],
+        feeds.map(
+          (feed) => html`<tr>
 <td class="title"><a href="${base}/${feed.id}">${feed.title}</a><br><span class="muted mono">${feed.url}</span></td>
 <td>${badge(feed.job_status)}${feed.active ? '' : html` <span class="badge">inactive</span>`}</td>
 <td>${when(feed.imported_at)}</td>
 <td>${feed.last_error ?? '—'}</td>
 <td>${canManage ? syncButton(base, feed, csrf) : ''}</td>
 </tr>`,
-      ),
-      'RSS feeds',
-    )}
-${canManage
-  ? html`<section aria-labelledby="add-feed-title">
+        ),
+        'RSS feeds',
+      )
+}
+${
+  canManage
+    ? html`<section aria-labelledby="add-feed-title">
 <h2 id="add-feed-title">Add a feed</h2>
 ${errorSummary(form?.errors, FEED_LABELS)}
 <form method="post" action="${base}" class="stack card">
@@ -106,7 +107,8 @@ ${categoryBoxes(categories, form?.categoryIds ?? [], form?.errors, 'add')}
 <div><button type="submit">Add feed</button></div>
 </form>
 </section>`
-  : html`<p class="muted">Your access (${level}) lets you see feeds; editors, admins and the owner manage them.</p>`}`,
+    : html`<p class="muted">Your access (${level}) lets you see feeds; editors, admins and the owner manage them.</p>`
+}`,
   });
 }
 
@@ -186,8 +188,9 @@ ${syncSummary(request, feed)}
 </dl>
 ${canManage ? html`<p>${syncButton(base, feed, csrf)}</p>` : ''}
 </section>
-${canManage
-  ? html`<section aria-labelledby="edit-feed-title">
+${
+  canManage
+    ? html`<section aria-labelledby="edit-feed-title">
 <h2 id="edit-feed-title">Settings</h2>
 ${errorSummary(values.errors, FEED_LABELS)}
 <form method="post" action="${base}/${feed.id}" class="stack card">
@@ -203,7 +206,8 @@ ${categoryBoxes(categories, values.categoryIds, values.errors, 'edit')}
 <form method="post" action="${base}/${feed.id}/delete" data-confirm="Delete the feed “${feed.title}”? The articles it imported stay.">
 ${csrfInput(csrf)}<button type="submit" class="danger">Delete this feed</button>
 </form>`
-  : ''}`,
+    : ''
+}`,
   });
 }
 
@@ -307,32 +311,24 @@ export function registerFeedPages(app: FastifyInstance, options: DashboardOption
     },
   );
 
-  app.post(
-    '/publications/:app_id/feeds/:id/synchronize',
-    { schema: { params: AppIdAndIdParams } },
-    async (request, reply) => {
-      const { app_id: appId, id } = request.params as { app_id: string; id: number };
-      const result = await feeds.synchronize(principalOf(request), appId, id);
-      const counts = new URLSearchParams({
-        synced: '1',
-        imported: String(result.imported),
-        updated: String(result.updated),
-        unchanged: String(result.unchanged),
-        skipped: String(result.skipped),
-        failed: String(result.failed),
-        not_modified: result.not_modified ? '1' : '0',
-      });
-      return reply.redirect(`/publications/${encodeURIComponent(appId)}/feeds/${id}?${counts.toString()}`, 303);
-    },
-  );
+  app.post('/publications/:app_id/feeds/:id/synchronize', { schema: { params: AppIdAndIdParams } }, async (request, reply) => {
+    const { app_id: appId, id } = request.params as { app_id: string; id: number };
+    const result = await feeds.synchronize(principalOf(request), appId, id);
+    const counts = new URLSearchParams({
+      synced: '1',
+      imported: String(result.imported),
+      updated: String(result.updated),
+      unchanged: String(result.unchanged),
+      skipped: String(result.skipped),
+      failed: String(result.failed),
+      not_modified: result.not_modified ? '1' : '0',
+    });
+    return reply.redirect(`/publications/${encodeURIComponent(appId)}/feeds/${id}?${counts.toString()}`, 303);
+  });
 
-  app.post(
-    '/publications/:app_id/feeds/:id/delete',
-    { schema: { params: AppIdAndIdParams } },
-    async (request, reply) => {
-      const { app_id: appId, id } = request.params as { app_id: string; id: number };
-      await feeds.remove(principalOf(request), appId, id);
-      return reply.redirect(`/publications/${encodeURIComponent(appId)}/feeds?notice=feed-deleted`, 303);
-    },
-  );
+  app.post('/publications/:app_id/feeds/:id/delete', { schema: { params: AppIdAndIdParams } }, async (request, reply) => {
+    const { app_id: appId, id } = request.params as { app_id: string; id: number };
+    await feeds.remove(principalOf(request), appId, id);
+    return reply.redirect(`/publications/${encodeURIComponent(appId)}/feeds?notice=feed-deleted`, 303);
+  });
 }

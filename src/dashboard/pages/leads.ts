@@ -4,7 +4,18 @@ import { AppError } from '../../errors.js';
 import { planRateLimitStore } from '../../http/rate-limit.js';
 import { JobParams, ProcessLeadBody } from '../../leads/schemas.js';
 import type { JobView } from '../../leads/service.js';
-import { bodyProblems, checked, controlCharacterProblems, type FormBody, formAsApiInput, formBody, pageNumber, problemsOf, queryText, text } from '../forms.js';
+import {
+  bodyProblems,
+  checked,
+  controlCharacterProblems,
+  type FormBody,
+  formAsApiInput,
+  formBody,
+  pageNumber,
+  problemsOf,
+  queryText,
+  text,
+} from '../forms.js';
 import { html, linkUrl, type SafeHtml } from '../html.js';
 import { badge, checkboxes, csrfInput, emailView, errorSummary, field, type FormErrors, notice, pager, select, table, when } from '../layout.js';
 import { noticeOf } from '../notices.js';
@@ -135,12 +146,21 @@ ${field({ name: 'firstName', label: 'First name', value: form?.firstName, errors
 ${field({ name: 'lastName', label: 'Last name', value: form?.lastName, errors: form?.errors, required: true, maxLength: 100, autocomplete: 'off' })}
 ${field({ name: 'email', label: 'Email', type: 'email', value: form?.email, errors: form?.errors, required: true, maxLength: 320, autocomplete: 'off', hint: 'A business address: free-mail and disposable domains are refused.' })}
 ${select({ name: 'templateId', label: 'Template', options: templateOptions, value: form?.templateId ?? '', errors: form?.errors })}
-${options.canSendEmail
-  ? checkboxes({
-      legend: 'Demo',
-      boxes: [{ name: 'send_to_me', label: `Send it to me at ${viewer.email} (the job passes “sending”)`, checked: form?.sendToMe ?? false, id: 'field-send_to_me' }],
-    })
-  : ''}
+${
+  options.canSendEmail
+    ? checkboxes({
+        legend: 'Demo',
+        boxes: [
+          {
+            name: 'send_to_me',
+            label: `Send it to me at ${viewer.email} (the job passes “sending”)`,
+            checked: form?.sendToMe ?? false,
+            id: 'field-send_to_me',
+          },
+        ],
+      })
+    : ''
+}
 <div><button type="submit">Process lead</button></div>
 </form>
 <h2>Recent jobs</h2>
@@ -186,9 +206,11 @@ ${liveRegion(
   'jobs-live',
   running,
   html`<p role="status">${total} ${total === 1 ? 'job' : 'jobs'}${status ? html` with status ${status}` : ''}, newest first.</p>
-${result.jobs.length === 0
-  ? html`<p class="muted">${total > 0 ? 'There are no jobs on this page.' : status ? 'No job has this status.' : 'No jobs yet: process a lead on the “Try it” tab or through the API.'}</p>`
-  : jobsTable(result.jobs, 'Jobs')}
+${
+  result.jobs.length === 0
+    ? html`<p class="muted">${total > 0 ? 'There are no jobs on this page.' : status ? 'No job has this status.' : 'No jobs yet: process a lead on the “Try it” tab or through the API.'}</p>`
+    : jobsTable(result.jobs, 'Jobs')
+}
 ${pager(page, result.pagination.pages, total, href)}`,
 )}`,
   });
@@ -227,23 +249,32 @@ ${liveRegion(
 <h3>Steps</h3>
 <ol class="steps">${job.transitions.map((step) => html`<li>${badge(step.status)} <time datetime="${step.at}">${timeOf(step.at)}</time></li>`)}</ol>
 </section>
-${job.email_subject !== null && job.email_body !== null && !running
-  ? html`<section class="card" aria-labelledby="email-title">
+${
+  job.email_subject !== null && job.email_body !== null && !running
+    ? html`<section class="card" aria-labelledby="email-title">
 <h2 id="email-title">Generated email</h2>
 <p class="muted">Written by ${job.generator === 'llm' ? 'the LLM' : 'the built-in generator'}${
-    sent ? (job.status === 'completed' ? html`; <strong>sent to you by email</strong>` : html`; <strong>not sent</strong>: the delivery failed`) : ''
-  }.</p>
+        sent
+          ? job.status === 'completed'
+            ? html`; <strong>sent to you by email</strong>`
+            : html`; <strong>not sent</strong>: the delivery failed`
+          : ''
+      }.</p>
 ${emailView(job.email_subject, job.email_body)}
 </section>`
-  : ''}
+    : ''
+}
 ${job.status === 'failed' ? html`<div class="alert" role="alert"><strong>The job failed.</strong> ${job.error_message ?? ''}</div>` : ''}
-${job.status === 'rejected'
-  ? html`<div class="alert" role="alert"><strong>Not a business email.</strong> ${job.error_message ?? ''}${
-      job.rejection_reason ? html` <span class="muted">(${job.rejection_reason})</span>` : ''
-    }</div>`
-  : ''}
-${company
-  ? html`<section class="card" aria-labelledby="company-title">
+${
+  job.status === 'rejected'
+    ? html`<div class="alert" role="alert"><strong>Not a business email.</strong> ${job.error_message ?? ''}${
+        job.rejection_reason ? html` <span class="muted">(${job.rejection_reason})</span>` : ''
+      }</div>`
+    : ''
+}
+${
+  company
+    ? html`<section class="card" aria-labelledby="company-title">
 <h2 id="company-title">Company research</h2>
 <dl class="facts">
 <dt>Company</dt><dd>${company.name}</dd>
@@ -254,7 +285,8 @@ ${company.industry.length > 0 ? html`<dt>Industry</dt><dd>${company.industry.joi
 ${website ? html`<dt>Website</dt><dd class="mono"><a href="${website}" rel="noopener noreferrer">${website}</a></dd>` : ''}
 </dl>
 </section>`
-  : ''}`,
+    : ''
+}`,
 )}`,
   });
 }

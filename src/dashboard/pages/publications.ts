@@ -20,22 +20,24 @@ export function registerPublicationPages(app: FastifyInstance, { publications, a
       section: 'publications',
       body: html`<h1>Publications</h1>
 ${notice(noticeOf(request))}
-${visible.length === 0
-  ? html`<div class="card"><p>You hold no publications yet.</p>
+${
+  visible.length === 0
+    ? html`<div class="card"><p>You hold no publications yet.</p>
 <p class="muted">The account owner creates them with <code>npx masthead publication create --account ID --app-id APP_ID</code>, and gives clients a role on them.</p></div>`
-  : table(
-      ['Publication', 'App ID', 'Your access', ''],
-      visible.map((publication) => {
-        const base = `/publications/${encodeURIComponent(publication.app_id)}`;
-        return html`<tr>
+    : table(
+        ['Publication', 'App ID', 'Your access', ''],
+        visible.map((publication) => {
+          const base = `/publications/${encodeURIComponent(publication.app_id)}`;
+          return html`<tr>
 <td class="title"><a href="${base}/articles">${publication.name}</a></td>
 <td><code>${publication.app_id}</code></td>
 <td>${publication.access_level}</td>
 <td><a href="${base}/feeds">RSS feeds</a>${managesClients(publication.access_level) ? html` · <a href="${base}/clients">Clients</a>` : ''}</td>
 </tr>`;
-      }),
-      'Your publications',
-    )}`,
+        }),
+        'Your publications',
+      )
+}`,
     });
   });
 
@@ -73,21 +75,23 @@ ${filterError ? html`<span class="error" id="field-filter-error">${filterError}<
 <div><button type="submit">Search</button>${filter ? html` <a href="${base}">Clear</a>` : ''}</div>
 </form>
 <p role="status">${filter ? `${result.total} ${result.total === 1 ? 'article matches' : 'articles match'} “${filter}”.` : `${result.total} ${result.total === 1 ? 'article' : 'articles'}.`}</p>
-${result.records.length === 0
-  ? html`<p class="muted">${result.total > 0 ? 'There are no articles on this page.' : filter ? 'No article matches.' : 'This publication has no articles yet.'}</p>`
-  : table(
-      ['Title', 'Date', 'Source', 'Visible', 'Updated'],
-      result.records.map(
-        (article) => html`<tr>
+${
+  result.records.length === 0
+    ? html`<p class="muted">${result.total > 0 ? 'There are no articles on this page.' : filter ? 'No article matches.' : 'This publication has no articles yet.'}</p>`
+    : table(
+        ['Title', 'Date', 'Source', 'Visible', 'Updated'],
+        result.records.map(
+          (article) => html`<tr>
 <td class="title">${article.title}${article.info ? html`<br><span class="muted">${truncate(article.info, 160)}</span>` : ''}</td>
 <td>${article.date ? article.date.slice(0, 10) : '—'}</td>
 <td>${article.source ?? '—'}</td>
 <td>${article.visible ? 'yes' : 'no'}</td>
 <td>${when(article.updated_at)}</td>
 </tr>`,
-      ),
-      'Articles',
-    )}
+        ),
+        'Articles',
+      )
+}
 ${pager(page, pages, result.total, href)}`,
     });
   });
@@ -96,4 +100,3 @@ ${pager(page, pages, result.total, href)}`,
 function truncate(text: string, length: number): string {
   return text.length <= length ? text : `${text.slice(0, length - 1)}…`;
 }
-

@@ -85,15 +85,11 @@ export function registerSettingsPages(app: FastifyInstance, options: DashboardOp
     return renderApiKeys(request, reply, 201, { options, newKey: { name, key } });
   });
 
-  app.post(
-    '/settings/api/keys/:id/revoke',
-    { schema: { params: Type.Object({ id: Id }) } },
-    async (request, reply) => {
-      const { id } = request.params as { id: number };
-      await accounts.revokeKey(principalOf(request).userId, id);
-      return reply.redirect('/settings/api?notice=key-revoked', 303);
-    },
-  );
+  app.post('/settings/api/keys/:id/revoke', { schema: { params: Type.Object({ id: Id }) } }, async (request, reply) => {
+    const { id } = request.params as { id: number };
+    await accounts.revokeKey(principalOf(request).userId, id);
+    return reply.redirect('/settings/api?notice=key-revoked', 303);
+  });
 
   app.get('/settings/sender', async (request, reply) => senderPage(request, reply, 200, options));
 

@@ -12,7 +12,14 @@ import type { DashboardOptions } from '../options.js';
 import { render } from '../render.js';
 import { ownerPrincipal } from '../session.js';
 
-const LABELS = { name: 'Name', subject: 'Subject line', body: 'Body', sample_first_name: 'Sample first name', sample_last_name: 'Sample last name', sample_email: 'Sample email' };
+const LABELS = {
+  name: 'Name',
+  subject: 'Subject line',
+  body: 'Body',
+  sample_first_name: 'Sample first name',
+  sample_last_name: 'Sample last name',
+  sample_email: 'Sample email',
+};
 
 /** What each variable stands for, shown beside the editor (typed: a new variable must be described here). */
 const VARIABLE_HINTS: Record<TemplateVariable, string> = {
@@ -87,23 +94,27 @@ ${notice(noticeOf(request))}
 <p class="muted">A lead uses the template it names, else the account’s default template, else the built-in generator.
 With an LLM configured, the body is also the prompt that writes the email.</p>
 <p><a class="button" href="/templates/new">New template</a></p>
-${templates.length === 0
-  ? html`<p class="card">You have no templates yet: leads get the built-in generator’s email.</p>`
-  : table(
-      ['Name', 'Subject line', 'Updated', ''],
-      templates.map(
-        (template) => html`<tr>
+${
+  templates.length === 0
+    ? html`<p class="card">You have no templates yet: leads get the built-in generator’s email.</p>`
+    : table(
+        ['Name', 'Subject line', 'Updated', ''],
+        templates.map(
+          (template) => html`<tr>
 <td class="title"><a href="${templatePath(template)}">${template.name}</a>${template.is_default ? html` <span class="badge default">default</span>` : ''}</td>
 <td class="title">${template.subject || html`<span class="muted">written by the generator</span>`}</td>
 <td>${when(template.updated_at)}</td>
-<td><div class="actions">${template.is_default
-          ? ''
-          : html`<form method="post" action="${templatePath(template)}/default">${csrfInput(csrf)}<button type="submit" class="secondary small">Make default<span class="vh"> ${template.name}</span></button></form>`}
+<td><div class="actions">${
+            template.is_default
+              ? ''
+              : html`<form method="post" action="${templatePath(template)}/default">${csrfInput(csrf)}<button type="submit" class="secondary small">Make default<span class="vh"> ${template.name}</span></button></form>`
+          }
 <form method="post" action="${templatePath(template)}/delete" data-confirm="Delete the template “${template.name}”? Jobs made with it keep their emails.">${csrfInput(csrf)}<button type="submit" class="danger small">Delete<span class="vh"> ${template.name}</span></button></form></div></td>
 </tr>`,
-      ),
-      'Your templates',
-    )}`,
+        ),
+        'Your templates',
+      )
+}`,
   });
 }
 
@@ -113,7 +124,8 @@ function variablesPanel(): SafeHtml {
 <p class="muted small">Write them in double braces; nothing else is filled in. <code class="nowrap">\\{{</code> writes a literal <code>{{</code>.
 The buttons insert one where the cursor was in the subject or the body.</p>
 <ul class="variables" data-insert-fields="field-subject field-body">${TEMPLATE_VARIABLES.map(
-    (name) => html`<li><button type="button" class="chip" data-insert="{{${name}}}" aria-label="Insert {{${name}}}"><code>{{${name}}}</code></button> <span class="muted">${VARIABLE_HINTS[name]}</span></li>`,
+    (name) =>
+      html`<li><button type="button" class="chip" data-insert="{{${name}}}" aria-label="Insert {{${name}}}"><code>{{${name}}}</code></button> <span class="muted">${VARIABLE_HINTS[name]}</span></li>`,
   )}</ul>
 </section>`;
 }
@@ -177,22 +189,35 @@ ${previewPanel(preview)}
 ${variablesPanel()}
 </div>
 </div>
-${template
-  ? html`<form method="post" action="${templatePath(template)}/delete" data-confirm="Delete the template “${template.name}”? Jobs made with it keep their emails.">
+${
+  template
+    ? html`<form method="post" action="${templatePath(template)}/delete" data-confirm="Delete the template “${template.name}”? Jobs made with it keep their emails.">
 ${csrfInput(csrf)}<button type="submit" class="danger">Delete this template</button>
 </form>`
-  : ''}`,
+    : ''
+}`,
   });
 }
 
 /** Writes the preview of the form's texts: field problems go back to the form, an LLM failure to the panel. */
-async function previewOf(request: FastifyRequest, options: DashboardOptions, form: TemplateForm): Promise<{ preview?: Preview; errors?: FormErrors }> {
+async function previewOf(
+  request: FastifyRequest,
+  options: DashboardOptions,
+  form: TemplateForm,
+): Promise<{ preview?: Preview; errors?: FormErrors }> {
   const principal = ownerPrincipal(request);
   try {
     const lead = { firstName: form.sample.firstName, lastName: form.sample.lastName, email: form.sample.email };
     const written = await options.leads.preview(principal.accountId, { subject: form.subject, body: form.body }, lead);
     const name = `${lead.firstName || 'Ada'} ${lead.lastName || 'Lovelace'}`;
-    return { preview: { subject: written.subject, body: written.body, generator: written.generator, lead: `${name} <${lead.email || 'ada@zeppelin-works.example'}>` } };
+    return {
+      preview: {
+        subject: written.subject,
+        body: written.body,
+        generator: written.generator,
+        lead: `${name} <${lead.email || 'ada@zeppelin-works.example'}>`,
+      },
+    };
   } catch (error) {
     if (error instanceof LlmError) return { preview: { failure: `The LLM could not write the preview: ${error.message}` } };
     const errors = problemsOf(error);

@@ -16,7 +16,10 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   await db.schema.createIndex('roles_publication_idx').on('roles').column('publication_id').execute();
 
   // api: made by a person for scripts; session: from signing in (12 h); impersonation: from "become" (1 h).
-  await db.schema.alterTable('api_keys').addColumn('kind', 'text', (c) => c.notNull().defaultTo('api')).execute();
+  await db.schema
+    .alterTable('api_keys')
+    .addColumn('kind', 'text', (c) => c.notNull().defaultTo('api'))
+    .execute();
   await db.schema
     .alterTable('api_keys')
     .addColumn('impersonator_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))

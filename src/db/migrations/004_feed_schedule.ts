@@ -9,7 +9,10 @@ export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
     .alterTable('rss_feeds')
     .addColumn('next_sync_at', 'text', (c) => c.notNull().defaultTo('1970-01-01T00:00:00.000Z'))
     .execute();
-  await db.schema.alterTable('rss_feeds').addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('rss_feeds')
+    .addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   // The interval the feed's own posting rate suggested at its last successful parse (minutes); kept for 304s.
   await db.schema.alterTable('rss_feeds').addColumn('sync_interval_minutes', 'integer').execute();
   // The feed's server answered 429/503 with Retry-After: no fetch of any kind before this time.

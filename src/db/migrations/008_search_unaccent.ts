@@ -14,22 +14,29 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   if (schema) {
     const unaccent = `${quoteIdentifier(schema)}.unaccent`;
     await sql
-      .raw(`create function masthead_unaccent(text) returns text language sql immutable strict parallel safe
-        as $$ select ${unaccent}('${unaccent.replace(/'/g, "''")}'::regdictionary, $1) $$`)
+      .raw(
+        `create function masthead_unaccent(text) returns text language sql immutable strict parallel safe
+        as $$ select ${unaccent}('${unaccent.replace(/'/g, "''")}'::regdictionary, $1) $$`,
+      )
       .execute(db);
   } else {
     await sql`create function masthead_unaccent(text) returns text language sql immutable strict parallel safe as $$ select $1 $$`.execute(db);
   }
   await sql`drop index articles_search_idx`.execute(db);
   await sql`create index articles_search_idx on articles
-    using gin (to_tsvector('simple', masthead_unaccent(regexp_replace(coalesce(title, '') || ' ' || coalesce(info, ''), '[[:punct:]]+', ' ', 'g'))))`.execute(db);
+    using gin (to_tsvector('simple', masthead_unaccent(regexp_replace(coalesce(title, '') || ' ' || coalesce(info, ''), '[[:punct:]]+', ' ', 'g'))))`.execute(
+    db,
+  );
 }
 
 /** The schema holding the unaccent extension, creating it if it is missing and may be created; undefined if not. */
 async function unaccentSchema(db: Kysely<any>): Promise<string | undefined> {
   const installed = async () =>
-    (await sql<{ schema: string }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'unaccent'`.execute(db))
-      .rows[0]?.schema;
+    (
+      await sql<{
+        schema: string;
+      }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'unaccent'`.execute(db)
+    ).rows[0]?.schema;
   const found = await installed();
   if (found) return found;
   // A savepoint: a refused CREATE EXTENSION must not abort the migration's transaction.

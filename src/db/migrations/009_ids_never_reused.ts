@@ -25,7 +25,14 @@ interface Rebuilt {
 /** Every table whose integer primary key the database generates (article_counts' key is a publication's id). */
 const TABLES: Rebuilt[] = [
   { table: 'accounts' },
-  { table: 'users', heldBy: [['audit_log', 'actor_id'], ['audit_log', 'impersonator_id'], ['audit_log', 'target_user_id']] },
+  {
+    table: 'users',
+    heldBy: [
+      ['audit_log', 'actor_id'],
+      ['audit_log', 'impersonator_id'],
+      ['audit_log', 'target_user_id'],
+    ],
+  },
   { table: 'api_keys' },
   { table: 'publications' },
   { table: 'categories' },
@@ -69,9 +76,13 @@ async function rebuild(db: Kysely<any>, { table, heldBy = [] }: Rebuilt): Promis
   const created = definition.replace(head, (found) => `CREATE TABLE "${staging}" ("${key}" integer primary key autoincrement${found.slice(-1)}`);
   // The indexes (those written out; a UNIQUE constraint's comes with the table) and triggers go with the old table.
   const attached = (
-    await sql<{ sql: string }>`select sql from sqlite_master where tbl_name = ${table} and type in ('index', 'trigger') and sql is not null order by rowid`.execute(db)
+    await sql<{
+      sql: string;
+    }>`select sql from sqlite_master where tbl_name = ${table} and type in ('index', 'trigger') and sql is not null order by rowid`.execute(db)
   ).rows.map((row) => row.sql);
-  const columns = (await sql<{ name: string }>`select name from pragma_table_info(${table}) order by cid`.execute(db)).rows.map((row) => sql.id(row.name));
+  const columns = (await sql<{ name: string }>`select name from pragma_table_info(${table}) order by cid`.execute(db)).rows.map((row) =>
+    sql.id(row.name),
+  );
 
   await sql.raw(created).execute(db);
   await sql`insert into ${sql.table(staging)} (${sql.join(columns)}) select ${sql.join(columns)} from ${sql.table(table)}`.execute(db);
@@ -81,7 +92,10 @@ async function rebuild(db: Kysely<any>, { table, heldBy = [] }: Rebuilt): Promis
 
   // The copy left the largest id in the table as the sequence's start; ids that rows elsewhere still name, although
   // their own row is gone, are never given again either.
-  const largest = [sql`select max(${sql.id(key)}) as n from ${sql.table(table)}`, ...heldBy.map(([other, column]) => sql`select max(${sql.id(column)}) as n from ${sql.table(other)}`)];
+  const largest = [
+    sql`select max(${sql.id(key)}) as n from ${sql.table(table)}`,
+    ...heldBy.map(([other, column]) => sql`select max(${sql.id(column)}) as n from ${sql.table(other)}`),
+  ];
   const { rows } = await sql<{ n: number | null }>`select max(n) as n from (${sql.join(largest, sql` union all `)})`.execute(db);
   const start = Number(rows[0]?.n ?? 0);
   await sql`delete from sqlite_sequence where name = ${table}`.execute(db);

@@ -6,16 +6,7 @@
 import { renderTemplate } from '../templates/engine.js';
 import type { TemplateValues } from '../templates/engine.js';
 import { singleLine } from '../../content/text.js';
-import {
-  condenseDescription,
-  endSentence,
-  joinList,
-  personName,
-  stableDigest,
-  tidyBody,
-  tidySubject,
-  truncateAtWord,
-} from './email-text.js';
+import { condenseDescription, endSentence, joinList, personName, stableDigest, tidyBody, tidySubject, truncateAtWord } from './email-text.js';
 
 export interface LeadFacts {
   firstName: string;
@@ -57,8 +48,7 @@ export function templateValues(facts: LeadFacts): TemplateValues {
     domain: facts.domain.trim(),
     companyName,
     companyDescription: condenseDescription(facts.company.description, { companyName, maxChars: TEMPLATE_DESCRIPTION_CHARS }) ?? '',
-    productDescription:
-      condenseDescription(facts.company.product_description, { companyName, maxChars: TEMPLATE_DESCRIPTION_CHARS }) ?? '',
+    productDescription: condenseDescription(facts.company.product_description, { companyName, maxChars: TEMPLATE_DESCRIPTION_CHARS }) ?? '',
     industry: industries(facts).join(', '),
     senderName: singleLine(facts.sender.name),
     senderCompany: singleLine(facts.sender.company),
@@ -113,9 +103,18 @@ function writeEmail(facts: LeadFacts): GeneratedEmail {
   const offer = singleLine(facts.sender.offer);
   const pick = picker(
     stableDigest(
-      facts.firstName, facts.lastName, facts.email, facts.domain, facts.company.name, facts.company.description ?? '',
-      facts.company.product_description ?? '', facts.company.industry.join(','), facts.company.source,
-      facts.sender.name, facts.sender.company, facts.sender.offer,
+      facts.firstName,
+      facts.lastName,
+      facts.email,
+      facts.domain,
+      facts.company.name,
+      facts.company.description ?? '',
+      facts.company.product_description ?? '',
+      facts.company.industry.join(','),
+      facts.company.source,
+      facts.sender.name,
+      facts.sender.company,
+      facts.sender.offer,
     ),
   );
 
@@ -168,17 +167,73 @@ function opening(company: string, domain: string, whatTheyDo: string | undefined
  */
 function isEnglishStatementAbout(company: string, clause: string): boolean {
   if (!clause.toLowerCase().startsWith(`${company.toLowerCase()} `)) return false;
-  const next = clause.slice(company.length).trim().split(/\s+/).slice(0, 3).map((w) => w.toLowerCase());
+  const next = clause
+    .slice(company.length)
+    .trim()
+    .split(/\s+/)
+    .slice(0, 3)
+    .map((w) => w.toLowerCase());
   return next.some((w) => ['is', 'has', 'was', 'helps', 'offers'].includes(w) || (w.endsWith('s') && OFFER_VERBS.has(w.slice(0, -1))));
 }
 
 // Verbs an offer may start with ("help publishers …"), in the base form that follows "we".
 const OFFER_VERBS = new Set([
-  'help', 'build', 'make', 'provide', 'offer', 'create', 'design', 'develop', 'run', 'give', 'turn', 'automate',
-  'connect', 'bring', 'deliver', 'enable', 'support', 'write', 'produce', 'sell', 'manage', 'find', 'grow', 'reduce',
-  'cut', 'save', 'protect', 'power', 'handle', 'host', 'train', 'teach', 'improve', 'simplify', 'streamline',
-  'analyze', 'analyse', 'track', 'monitor', 'secure', 'migrate', 'integrate', 'optimize', 'optimise', 'publish',
-  'sign', 'match', 'source', 'recruit', 'hire', 'ship', 'plan', 'organize', 'organise', 'translate', 'localize',
+  'help',
+  'build',
+  'make',
+  'provide',
+  'offer',
+  'create',
+  'design',
+  'develop',
+  'run',
+  'give',
+  'turn',
+  'automate',
+  'connect',
+  'bring',
+  'deliver',
+  'enable',
+  'support',
+  'write',
+  'produce',
+  'sell',
+  'manage',
+  'find',
+  'grow',
+  'reduce',
+  'cut',
+  'save',
+  'protect',
+  'power',
+  'handle',
+  'host',
+  'train',
+  'teach',
+  'improve',
+  'simplify',
+  'streamline',
+  'analyze',
+  'analyse',
+  'track',
+  'monitor',
+  'secure',
+  'migrate',
+  'integrate',
+  'optimize',
+  'optimise',
+  'publish',
+  'sign',
+  'match',
+  'source',
+  'recruit',
+  'hire',
+  'ship',
+  'plan',
+  'organize',
+  'organise',
+  'translate',
+  'localize',
 ]);
 
 /** One sentence about what the sender offers, shaped to how the offer is written. */

@@ -30,9 +30,7 @@ export function personName(name: string): string {
   const hasLower = /\p{Ll}/u.test(s);
   if (hasUpper && hasLower) return s;
   if (!hasUpper && !hasLower) return s; // scripts without case
-  return s
-    .toLowerCase()
-    .replace(/(^|[\s\-'’])(\p{Ll})/gu, (_m, sep: string, letter: string) => sep + letter.toUpperCase());
+  return s.toLowerCase().replace(/(^|[\s\-'’])(\p{Ll})/gu, (_m, sep: string, letter: string) => sep + letter.toUpperCase());
 }
 
 /** Cuts `text` to at most `max` characters (code points) at a word boundary, never inside a surrogate pair. */
@@ -47,9 +45,54 @@ export function truncateAtWord(text: string, max: number): string {
 
 // Words a clause must not end on once it has been cut short (English; other languages are only cut at spaces).
 const DANGLING = new Set([
-  'a', 'an', 'the', 'and', 'or', 'but', 'nor', 'of', 'for', 'to', 'in', 'on', 'at', 'by', 'with', 'from', 'into',
-  'as', 'that', 'which', 'who', 'whose', 'our', 'your', 'their', 'its', 'is', 'are', 'we', 'you', 'they', 'it',
-  'this', 'these', 'those', 'than', 'so', 'such', 'like', 'including', 'via', 'per', 'about', '&', '+', '-', '–', '—',
+  'a',
+  'an',
+  'the',
+  'and',
+  'or',
+  'but',
+  'nor',
+  'of',
+  'for',
+  'to',
+  'in',
+  'on',
+  'at',
+  'by',
+  'with',
+  'from',
+  'into',
+  'as',
+  'that',
+  'which',
+  'who',
+  'whose',
+  'our',
+  'your',
+  'their',
+  'its',
+  'is',
+  'are',
+  'we',
+  'you',
+  'they',
+  'it',
+  'this',
+  'these',
+  'those',
+  'than',
+  'so',
+  'such',
+  'like',
+  'including',
+  'via',
+  'per',
+  'about',
+  '&',
+  '+',
+  '-',
+  '–',
+  '—',
 ]);
 
 function trimDanglingWords(text: string): string {
@@ -65,7 +108,36 @@ function trimDanglingWords(text: string): string {
 
 const SENTENCE_END = /([.!?…]+)(?=\s+[\p{Lu}\p{Lo}"“‘(\d])|([。！？]+)/gu;
 // Abbreviations after which a full stop does not end a sentence.
-const ABBREVIATIONS = new Set(['inc', 'ltd', 'co', 'corp', 'llc', 'gmbh', 'e.g', 'i.e', 'etc', 'vs', 'mr', 'mrs', 'ms', 'dr', 'st', 'no', 'approx', 'dept', 'est', 'jr', 'sr', 'ag', 'sa', 'bv', 'nv', 'plc', 'u.s', 'u.k']);
+const ABBREVIATIONS = new Set([
+  'inc',
+  'ltd',
+  'co',
+  'corp',
+  'llc',
+  'gmbh',
+  'e.g',
+  'i.e',
+  'etc',
+  'vs',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'st',
+  'no',
+  'approx',
+  'dept',
+  'est',
+  'jr',
+  'sr',
+  'ag',
+  'sa',
+  'bv',
+  'nv',
+  'plc',
+  'u.s',
+  'u.k',
+]);
 
 /** Splits text into sentences at ., !, ?, … (followed by a capital) and at the CJK full stops. */
 export function splitSentences(text: string): string[] {
@@ -85,12 +157,15 @@ export function splitSentences(text: string): string[] {
   return sentences.filter((s) => s !== '');
 }
 
-const JUNK_TAIL = /(?:\s*(?:\.{3}|…|»|›|→|>>|\[\s*(?:\.{3}|…)\s*\]|\b(?:read|learn|see|find out|discover) more\b|\bmore info\b|\bclick here\b)\s*)+$/iu;
-const GREETING = /^(?:welcome(?:\s+(?:to|at)\b.*)?|hello|hi|hey|home|homepage|home page|startseite|accueil|bienvenue(?:\s.*)?|willkommen(?:\s.*)?|bienvenido(?:\s.*)?|benvenuti(?:\s.*)?)[.!…]*$/iu;
+const JUNK_TAIL =
+  /(?:\s*(?:\.{3}|…|»|›|→|>>|\[\s*(?:\.{3}|…)\s*\]|\b(?:read|learn|see|find out|discover) more\b|\bmore info\b|\bclick here\b)\s*)+$/iu;
+const GREETING =
+  /^(?:welcome(?:\s+(?:to|at)\b.*)?|hello|hi|hey|home|homepage|home page|startseite|accueil|bienvenue(?:\s.*)?|willkommen(?:\s.*)?|bienvenido(?:\s.*)?|benvenuti(?:\s.*)?)[.!…]*$/iu;
 const SITE_WORDS = /^(?:home|homepage|home page|official (?:site|website)|website|startseite|accueil)$/iu;
 
 const SEPARATORS = [' | ', ' · ', ' • ', ' :: ', ' - ', ' – ', ' — '];
-const LABEL = /^(?:about(?: us)?|who we are|what we do|our mission|über uns|wer wir sind|à propos(?: de nous)?|a propos(?: de nous)?|qui sommes-nous|quiénes somos|sobre nosotros|chi siamo|over ons|om oss|om os)\s*[:|\-–—]\s*/iu;
+const LABEL =
+  /^(?:about(?: us)?|who we are|what we do|our mission|über uns|wer wir sind|à propos(?: de nous)?|a propos(?: de nous)?|qui sommes-nous|quiénes somos|sobre nosotros|chi siamo|over ons|om oss|om os)\s*[:|\-–—]\s*/iu;
 
 /** The last (or first) separator of `text` and the part after (or before) it. */
 function splitAtSeparator(text: string, from: 'end' | 'start'): { at: number; sep: string; part: string } | undefined {
@@ -128,11 +203,16 @@ function stripDecorations(text: string, companyName: string): string {
 }
 
 /** Characters a clause may not end with: punctuation, separators, and an opening bracket or quote left alone. */
-const TRAILING_PUNCTUATION = /[\s.!?…,;:·•|/\\\-–—(\[{"'“‘«。！？、，；：]+$/u;
+const TRAILING_PUNCTUATION = /[\s.!?…,;:·•|/\\\-–—([{"'“‘«。！？、，；：]+$/u;
 
 function balanceBrackets(text: string): string {
   let s = text;
-  const pairs: [string, string][] = [['(', ')'], ['[', ']'], ['“', '”'], ['«', '»']];
+  const pairs: [string, string][] = [
+    ['(', ')'],
+    ['[', ']'],
+    ['“', '”'],
+    ['«', '»'],
+  ];
   for (const [open, close] of pairs) {
     const opens = s.split(open).length - 1;
     const closes = s.split(close).length - 1;
@@ -140,8 +220,7 @@ function balanceBrackets(text: string): string {
       // Drop the unclosed aside, unless it is most of the clause; then drop only its bracket.
       const before = s.slice(0, s.lastIndexOf(open));
       s = wordCount(before) >= 3 || isUnspaced(before) ? before : s.replace(open, '');
-    }
-    else if (closes > opens && !s.includes(open)) s = s.replaceAll(close, '');
+    } else if (closes > opens && !s.includes(open)) s = s.replaceAll(close, '');
   }
   if ((s.split('"').length - 1) % 2 === 1) s = s.replaceAll('"', '');
   return s.replace(TRAILING_PUNCTUATION, '');
@@ -230,7 +309,13 @@ export function tidyBody(body: string): string {
     .split('\n')
     .map((line) => {
       const indent = /^[ \t]*/.exec(line)![0];
-      return indent + line.slice(indent.length).replace(/[ \t\u00a0]{2,}/g, ' ').trimEnd();
+      return (
+        indent +
+        line
+          .slice(indent.length)
+          .replace(/[ \t\u00a0]{2,}/g, ' ')
+          .trimEnd()
+      );
     })
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')

@@ -119,7 +119,7 @@ export function createLlmClient(config: LlmConfig): LlmClient {
     let s = text;
     if (apiKey) s = s.replaceAll(apiKey, '[redacted]');
     // Providers echo parts of a wrong key ("Incorrect API key provided: sk-abc***xyz").
-    return s.replace(/\b(?:sk|pk|key|api[_-]?key)[-_][A-Za-z0-9_*.\-]{6,}/gi, '[redacted]');
+    return s.replace(/\b(?:sk|pk|key|api[_-]?key)[-_][A-Za-z0-9_*.-]{6,}/gi, '[redacted]');
   }
 
   async function attempt(payload: string, callerSignal: AbortSignal | undefined): Promise<AttemptOutcome> {
@@ -148,10 +148,19 @@ export function createLlmClient(config: LlmConfig): LlmClient {
       return { ok: false, error, retryable, retryAfterMs: retryable ? retryAfter(res.headers) : undefined };
     } catch (err) {
       if (callerSignal?.aborted) throw callerSignal.reason;
-      if (timedOut) return { ok: false, error: new LlmError('timeout', `the LLM endpoint (${host}) did not answer within ${settings.timeoutMs} ms`), retryable: true };
+      if (timedOut)
+        return {
+          ok: false,
+          error: new LlmError('timeout', `the LLM endpoint (${host}) did not answer within ${settings.timeoutMs} ms`),
+          retryable: true,
+        };
       const code = (err as { code?: string }).code;
       const detail = redact(singleLine(err instanceof Error ? err.message : String(err))).slice(0, 200);
-      return { ok: false, error: new LlmError('network', `the LLM endpoint (${host}) could not be reached${code ? ` (${code})` : ''}: ${detail}`), retryable: true };
+      return {
+        ok: false,
+        error: new LlmError('network', `the LLM endpoint (${host}) could not be reached${code ? ` (${code})` : ''}: ${detail}`),
+        retryable: true,
+      };
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -254,14 +263,11 @@ function upstreamMessage(text: string): string {
     const parsed = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
     const error = parsed?.error;
     message =
-      (typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error) ??
-      parsed?.message ??
-      parsed?.detail ??
-      text;
+      (typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error) ?? parsed?.message ?? parsed?.detail ?? text;
   } catch {
     // not JSON: the text itself (an HTML error page, a proxy's message)
   }
-  const head = (typeof message === 'string' ? message : JSON.stringify(message) ?? '').slice(0, 2000);
+  const head = (typeof message === 'string' ? message : (JSON.stringify(message) ?? '')).slice(0, 2000);
   const s = singleLine(head.replace(/<[^<>]{0,200}>/g, ' '));
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
@@ -280,7 +286,11 @@ function messageText(content: unknown): string | undefined {
  * The email in a model's answer: a JSON object {subject, body}, possibly inside a ```json fence or surrounded by
  * a sentence of chatter. Returns the reason as a string when there is none.
  */
-export function parseEmail(content: string, maxSubjectChars = DEFAULTS.maxSubjectChars, maxBodyChars = DEFAULTS.maxBodyChars): GeneratedEmail | string {
+export function parseEmail(
+  content: string,
+  maxSubjectChars = DEFAULTS.maxSubjectChars,
+  maxBodyChars = DEFAULTS.maxBodyChars,
+): GeneratedEmail | string {
   const parsed = parseJsonObject(content);
   if (parsed === undefined) return 'the answer is not a JSON object';
   const fields = emailFields(parsed);

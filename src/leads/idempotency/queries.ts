@@ -7,7 +7,11 @@ export class IdempotencyQueries {
 
   /** Inserts the key's row unless the account holds that key already; returns whether it was inserted. */
   async insertIfAbsent(row: Insertable<IdempotencyKeyTable>): Promise<boolean> {
-    const inserted = await this.db.insertInto('idempotency_keys').values(row).onConflict((oc) => oc.columns(['account_id', 'key']).doNothing()).executeTakeFirst();
+    const inserted = await this.db
+      .insertInto('idempotency_keys')
+      .values(row)
+      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
+      .executeTakeFirst();
     return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
@@ -16,7 +20,12 @@ export class IdempotencyQueries {
   }
 
   /** Starts an expired key afresh for another request; returns whether this call did (of two racing, one does). */
-  async restartExpired(accountId: number, key: string, fresh: Pick<IdempotencyKeyTable, 'request_hash' | 'created_at' | 'expires_at'>, now: string): Promise<boolean> {
+  async restartExpired(
+    accountId: number,
+    key: string,
+    fresh: Pick<IdempotencyKeyTable, 'request_hash' | 'created_at' | 'expires_at'>,
+    now: string,
+  ): Promise<boolean> {
     const taken = await this.db
       .updateTable('idempotency_keys')
       .set({ ...fresh, status_code: null, response: null, renewed_at: null })
@@ -55,12 +64,22 @@ export class IdempotencyQueries {
   }
 
   async complete(accountId: number, key: string, statusCode: number, response: string): Promise<void> {
-    await this.db.updateTable('idempotency_keys').set({ status_code: statusCode, response }).where('account_id', '=', accountId).where('key', '=', key).execute();
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ status_code: statusCode, response })
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .execute();
   }
 
   /** Deletes a key still in progress (never one with an answer). */
   async deleteInProgress(accountId: number, key: string): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('status_code', 'is', null).execute();
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .where('status_code', 'is', null)
+      .execute();
   }
 
   async deleteExpired(now: string): Promise<void> {

@@ -33,7 +33,12 @@ export class IdempotencyStore {
    * `respond`'s, stored for the key's replays. While `respond` runs the key is held (a retry meets a 409); if it
    * throws, the key is freed, so that the client's retry runs the request again.
    */
-  async respond(accountId: number, key: string, request: unknown, respond: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+  async respond(
+    accountId: number,
+    key: string,
+    request: unknown,
+    respond: () => Promise<StoredResponse>,
+  ): Promise<StoredResponse & { replayed: boolean }> {
     const replay = await this.begin(accountId, validKey(key), hashRequest(request));
     if (replay) return { ...replay, replayed: true };
     // While this request runs, it shows the key is still in hand (a key left by a process that died is taken over).
@@ -54,13 +59,22 @@ export class IdempotencyStore {
   /** Claims the key for this request, or returns the response to replay. */
   private async begin(accountId: number, key: string, requestHash: string): Promise<StoredResponse | undefined> {
     const now = nowIso();
-    const row = { account_id: accountId, key, request_hash: requestHash, status_code: null, response: null, created_at: now, expires_at: new Date(Date.now() + KEEP_MS).toISOString() };
+    const row = {
+      account_id: accountId,
+      key,
+      request_hash: requestHash,
+      status_code: null,
+      response: null,
+      created_at: now,
+      expires_at: new Date(Date.now() + KEEP_MS).toISOString(),
+    };
     if (await this.queries.insertIfAbsent(row)) return undefined;
 
     const existing = await this.queries.find(accountId, key);
     if (!existing || existing.expires_at <= now) {
       // Expired (or removed a moment ago): the key starts afresh. Only one of two racing requests takes it over.
-      if (await this.queries.restartExpired(accountId, key, { request_hash: requestHash, created_at: now, expires_at: row.expires_at }, now)) return undefined;
+      if (await this.queries.restartExpired(accountId, key, { request_hash: requestHash, created_at: now, expires_at: row.expires_at }, now))
+        return undefined;
       if (!existing) return this.begin(accountId, key, requestHash);
       throw conflict('A request with this Idempotency-Key is being processed; retry when it has finished');
     }

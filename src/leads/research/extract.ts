@@ -44,10 +44,36 @@ const MAX_PARAGRAPHS = 4;
 const MAX_PIECE_LENGTH = 600;
 
 const BOILERPLATE_ELEMENTS = [
-  'script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'embed', 'canvas', 'select', 'button',
-  'input', 'textarea', 'nav', 'footer', 'aside', 'form', 'dialog', 'menu', '[role=navigation]', '[role=contentinfo]',
-  '[role=dialog]', '[role=alertdialog]', '[role=search]', '[aria-hidden=true]', '[hidden]',
-  '[style*="display:none"]', '[style*="display: none"]', '[style*="visibility:hidden"]', '[style*="visibility: hidden"]',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'select',
+  'button',
+  'input',
+  'textarea',
+  'nav',
+  'footer',
+  'aside',
+  'form',
+  'dialog',
+  'menu',
+  '[role=navigation]',
+  '[role=contentinfo]',
+  '[role=dialog]',
+  '[role=alertdialog]',
+  '[role=search]',
+  '[aria-hidden=true]',
+  '[hidden]',
+  '[style*="display:none"]',
+  '[style*="display: none"]',
+  '[style*="visibility:hidden"]',
+  '[style*="visibility: hidden"]',
 ].join(', ');
 const BOILERPLATE_NAMES =
   /cookie|consent|gdpr|onetrust|didomi|usercentrics|cookiebot|\bcmp\b|cc-window|newsletter|popup|modal|breadcrumb|skip-?link|sr-only|visually-hidden|screen-reader|share|social/i;
@@ -64,8 +90,10 @@ const ABOUT_SEGMENT =
   /^(?:about|about-?us|about_us|company|company-profile|corporate|who-we-are|our-story|our-company|ueber-uns|uber-uns|über-uns|unternehmen|wir|a-propos|apropos|qui-sommes-nous|sobre|sobre-nosotros|quienes-somos|quem-somos|chi-siamo|azienda|over-ons|om-oss|om-os|o-nas|o-kompanii|kaisha|会社概要|회사소개)$/iu;
 const PRODUCT_SEGMENT =
   /^(?:products?|solutions?|services?|what-we-do|platform|features|produkte|produkt|leistungen|loesungen|lösungen|angebot|produits|nos-produits|productos|produtos|prodotti|producten|diensten|продукты|услуги|製品|サービス|제품)$/iu;
-const ABOUT_TEXT = /^(?:about|about us|über uns|ueber uns|unternehmen|à propos|a propos|qui sommes-nous|sobre nosotros|quiénes somos|chi siamo|over ons|our story|who we are|company|会社概要|о компании)$/iu;
-const PRODUCT_TEXT = /^(?:products?|solutions?|services?|what we do|platform|produkte|leistungen|lösungen|produits|productos|prodotti|producten|продукты|услуги|製品|サービス)$/iu;
+const ABOUT_TEXT =
+  /^(?:about|about us|über uns|ueber uns|unternehmen|à propos|a propos|qui sommes-nous|sobre nosotros|quiénes somos|chi siamo|over ons|our story|who we are|company|会社概要|о компании)$/iu;
+const PRODUCT_TEXT =
+  /^(?:products?|solutions?|services?|what we do|platform|produkte|leistungen|lösungen|produits|productos|prodotti|producten|продукты|услуги|製品|サービス)$/iu;
 
 /** Meta tags by lower-cased name or property, in document order. */
 function metaIndex($: CheerioAPI): Map<string, string[]> {
@@ -108,7 +136,10 @@ function documentBase($: CheerioAPI, page: URL): URL {
 
 /** The primary language subtag of a BCP 47 tag or locale ("de-DE", "pt_BR", "en, de"), or null. */
 export function primaryLanguage(tag: string | undefined): string | null {
-  const primary = (tag ?? '').trim().split(/[-_,;\s]/)[0]!.toLowerCase();
+  const primary = (tag ?? '')
+    .trim()
+    .split(/[-_,;\s]/)[0]!
+    .toLowerCase();
   return /^[a-z]{2,3}$/.test(primary) ? primary : null;
 }
 

@@ -39,7 +39,10 @@ function mediaType(contentType: string | undefined): string {
  * reader's check of an XML document's root element: a page may start with its <title> or a <meta>).
  */
 function startsLikeHtml(body: Buffer): boolean {
-  const head = body.subarray(0, 1024).toString('latin1').replace(/^\xEF\xBB\xBF/, '');
+  const head = body
+    .subarray(0, 1024)
+    .toString('latin1')
+    .replace(/^\xEF\xBB\xBF/, '');
   return /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|title|meta)\b/i.test(head);
 }
 

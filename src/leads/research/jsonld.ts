@@ -11,11 +11,37 @@ const MAX_DEPTH = 8;
 const MAX_NODES = 2000;
 
 const ORGANIZATION_TYPES = new Set([
-  'Organization', 'Organisation', 'Corporation', 'LocalBusiness', 'NGO', 'OnlineBusiness', 'OnlineStore',
-  'EducationalOrganization', 'NewsMediaOrganization', 'MedicalOrganization', 'SportsOrganization', 'Airline',
-  'Consortium', 'GovernmentOrganization', 'ResearchOrganization', 'WorkersUnion', 'LibrarySystem',
-  'PerformingGroup', 'Project', 'FundingScheme', 'Restaurant', 'Store', 'ProfessionalService', 'LegalService',
-  'FinancialService', 'Dentist', 'Physician', 'Hotel', 'TravelAgency', 'RealEstateAgent', 'InsuranceAgency',
+  'Organization',
+  'Organisation',
+  'Corporation',
+  'LocalBusiness',
+  'NGO',
+  'OnlineBusiness',
+  'OnlineStore',
+  'EducationalOrganization',
+  'NewsMediaOrganization',
+  'MedicalOrganization',
+  'SportsOrganization',
+  'Airline',
+  'Consortium',
+  'GovernmentOrganization',
+  'ResearchOrganization',
+  'WorkersUnion',
+  'LibrarySystem',
+  'PerformingGroup',
+  'Project',
+  'FundingScheme',
+  'Restaurant',
+  'Store',
+  'ProfessionalService',
+  'LegalService',
+  'FinancialService',
+  'Dentist',
+  'Physician',
+  'Hotel',
+  'TravelAgency',
+  'RealEstateAgent',
+  'InsuranceAgency',
 ]);
 const ORGANIZATION_TYPE_SUFFIX = /^\w+(?:Organization|Organisation|Corporation|Business|Store|Service|Agency|Company)$/;
 
@@ -108,8 +134,7 @@ export function readJsonLd(scripts: string[], domain: string): JsonLdFacts {
     if (name) total += 1 + (domainMatchScore(name, domain) > 0 ? 2 : 0);
     return total;
   };
-  const best = (found: Found[]) =>
-    found.reduce<Found | undefined>((a, b) => (a === undefined || score(b) > score(a) ? b : a), undefined)?.node;
+  const best = (found: Found[]) => found.reduce<Found | undefined>((a, b) => (a === undefined || score(b) > score(a) ? b : a), undefined)?.node;
   return { organization: best(organizations), website: best(websites) };
 }
 

@@ -56,9 +56,7 @@ const LOGIC_SIGILS: Record<string, string> = {
   '{': 'triple braces',
 };
 
-type Segment =
-  | { kind: 'text'; text: string }
-  | { kind: 'variable'; name: TemplateVariable };
+type Segment = { kind: 'text'; text: string } | { kind: 'variable'; name: TemplateVariable };
 
 interface Parsed {
   segments: Segment[];
@@ -180,7 +178,7 @@ function trimEndChars(s: string, chars: string): string {
 /** The allowed variable closest to `name`, or undefined when none is plausibly meant. */
 export function suggest(name: string): TemplateVariable | undefined {
   if (name.length === 0 || name.length > 40) return undefined;
-  const normalized = name.toLowerCase().replace(/[\s_.\-]+/g, '');
+  const normalized = name.toLowerCase().replace(/[\s_.-]+/g, '');
   if (normalized.length === 0) return undefined;
   // "company" → companyName: a clear start of a name.
   if (normalized.length >= 4) {

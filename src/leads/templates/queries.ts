@@ -35,7 +35,12 @@ export class TemplateQueries {
   }
 
   async nameTaken(accountId: number, name: string): Promise<boolean> {
-    const taken = await this.db.selectFrom('lead_templates').select('id').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+    const taken = await this.db
+      .selectFrom('lead_templates')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('name', '=', name)
+      .executeTakeFirst();
     return taken !== undefined;
   }
 

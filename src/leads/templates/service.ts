@@ -48,7 +48,14 @@ export class TemplateService {
   async create(accountId: number, input: TemplateInput): Promise<TemplateView> {
     const text = checkedTemplate({ name: input.name, subject: input.subject ?? '', body: input.body });
     const now = nowIso();
-    const row: LeadTemplateTable = { id: randomUUID(), account_id: accountId, ...text, is_default: input.isDefault ? 1 : 0, created_at: now, updated_at: now };
+    const row: LeadTemplateTable = {
+      id: randomUUID(),
+      account_id: accountId,
+      ...text,
+      is_default: input.isDefault ? 1 : 0,
+      created_at: now,
+      updated_at: now,
+    };
     await this.queries.transaction(async (queries) => {
       if ((await queries.count(accountId)) >= MAX_TEMPLATES_PER_ACCOUNT) {
         throw new AppError('validation_failed', `An account holds at most ${MAX_TEMPLATES_PER_ACCOUNT} templates; delete one first`);

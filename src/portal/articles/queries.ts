@@ -75,7 +75,9 @@ export class ArticleQueries {
     const rows = await this.filtered(filter)
       .select([
         'articles.id',
-        sql<number>`coalesce(octet_length(articles.html), 0) + coalesce(octet_length(articles.info), 0) + coalesce(octet_length(articles.assets), 0)`.as('bytes'),
+        sql<number>`coalesce(octet_length(articles.html), 0) + coalesce(octet_length(articles.info), 0) + coalesce(octet_length(articles.assets), 0)`.as(
+          'bytes',
+        ),
       ])
       .$call((query) =>
         NULLABLE_ORDER_FIELDS.has(order.field)
@@ -119,13 +121,16 @@ export class ArticleQueries {
   async categoriesOf(articleIds: number[]): Promise<Map<number, CategoryRef[]>> {
     const byArticle = new Map<number, CategoryRef[]>();
     if (articleIds.length === 0) return byArticle;
-    const rows = articleIds.length === 1 ? await this.categoriesOfOne(articleIds[0]!) : await this.db
-      .selectFrom('article_categories')
-      .innerJoin('categories', 'categories.id', 'article_categories.category_id')
-      .select(['article_categories.article_id', 'categories.id', 'categories.name'])
-      .where('article_categories.article_id', 'in', articleIds)
-      .orderBy('categories.id')
-      .execute();
+    const rows =
+      articleIds.length === 1
+        ? await this.categoriesOfOne(articleIds[0]!)
+        : await this.db
+            .selectFrom('article_categories')
+            .innerJoin('categories', 'categories.id', 'article_categories.category_id')
+            .select(['article_categories.article_id', 'categories.id', 'categories.name'])
+            .where('article_categories.article_id', 'in', articleIds)
+            .orderBy('categories.id')
+            .execute();
     for (const row of rows) {
       const list = byArticle.get(row.article_id) ?? [];
       list.push({ id: row.id, name: row.name });
@@ -142,12 +147,7 @@ export async function insertArticle(db: Kysely<Database>, values: NewArticle, ca
   return id;
 }
 
-export async function updateArticle(
-  db: Kysely<Database>,
-  id: number,
-  changes: ArticleChanges,
-  categoryIds: number[] | undefined,
-): Promise<void> {
+export async function updateArticle(db: Kysely<Database>, id: number, changes: ArticleChanges, categoryIds: number[] | undefined): Promise<void> {
   await db.updateTable('articles').set(changes).where('id', '=', id).execute();
   if (categoryIds !== undefined) {
     await db.deleteFrom('article_categories').where('article_id', '=', id).execute();
@@ -164,10 +164,6 @@ async function setArticleCategories(db: Kysely<Database>, articleId: number, cat
 }
 
 export async function deleteArticle(db: Kysely<Database>, publicationId: number, id: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('articles')
-    .where('id', '=', id)
-    .where('publication_id', '=', publicationId)
-    .executeTakeFirst();
+  const result = await db.deleteFrom('articles').where('id', '=', id).where('publication_id', '=', publicationId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

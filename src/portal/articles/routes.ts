@@ -90,12 +90,7 @@ export const articleRoutes: FastifyPluginAsyncTypebox<{ articles: ArticleService
       },
     },
     async (request, reply) => {
-      const { records, total, perPage } = await articles.pageRecords(
-        principalOf(request),
-        request.params.app_id,
-        request.params.page,
-        request.query,
-      );
+      const { records, total, perPage } = await articles.pageRecords(principalOf(request), request.params.app_id, request.params.page, request.query);
       const small = await smallRecords(records);
       if (small) return pageEnvelope(small, total, request.params.page, perPage);
       return sendStream(reply, streamedObject(pageEnvelope([], total, request.params.page, perPage), 'records', records));

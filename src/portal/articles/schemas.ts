@@ -8,9 +8,7 @@ export const MAX_IMPORT = 500;
 const Title = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' });
 const Info = Nullable(Type.String({ maxLength: 10_000, description: 'article description (plain text)' }));
 const Html = Nullable(Type.String({ maxLength: 1_000_000, description: 'article HTML; sanitized on save' }));
-const DateInput = Nullable(
-  Type.String({ maxLength: 40, description: 'YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or ISO 8601; stored in UTC' }),
-);
+const DateInput = Nullable(Type.String({ maxLength: 40, description: 'YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or ISO 8601; stored in UTC' }));
 const Cover = Nullable(Type.String({ maxLength: 2048, description: 'cover image URL (http, https or relative)' }));
 const CategoryIds = Type.Array(Id, { maxItems: 100, uniqueItems: true, description: 'categories of this publication' });
 const IssueId = Nullable(Id);
@@ -104,7 +102,11 @@ export const ArticleListQuery = Type.Object({
   order_dir: Type.Optional(OrderDir),
   issue_id: Type.Optional(Id),
   offset: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: MAX_INT, description: 'skip this many articles (the Link header of a list cut short names the next offset)' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_INT,
+      description: 'skip this many articles (the Link header of a list cut short names the next offset)',
+    }),
   ),
 });
 export type ArticleListOptions = Static<typeof ArticleListQuery>;

@@ -11,14 +11,7 @@ import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
 import { idsInPublication } from '../publications/queries.js';
 import type { PublicationService } from '../publications/service.js';
 import { type ArticleFilter, ArticleQueries, type CategoryRef, deleteArticle, insertArticle, updateArticle } from './queries.js';
-import type {
-  ArticleCreateInput,
-  ArticleListOptions,
-  ArticlePageOptions,
-  ArticleUpdateInput,
-  ArticleView,
-  FlexPdfArticleInput,
-} from './schemas.js';
+import type { ArticleCreateInput, ArticleListOptions, ArticlePageOptions, ArticleUpdateInput, ArticleView, FlexPdfArticleInput } from './schemas.js';
 
 /** The plain list returns at most this many articles; the page endpoint walks through any number. */
 export const LIST_LIMIT = 1000;
@@ -86,10 +79,7 @@ export class ArticleService {
     const { publication } = await this.publications.access(principal, appId);
     const filter: ArticleFilter = { publicationId: publication.id, issueId: options.issue_id };
     const offset = options.offset ?? 0;
-    const [window, total] = await Promise.all([
-      this.queries.windowIds(filter, orderOf(options), LIST_LIMIT, offset),
-      this.queries.count(filter),
-    ]);
+    const [window, total] = await Promise.all([this.queries.windowIds(filter, orderOf(options), LIST_LIMIT, offset), this.queries.count(filter)]);
     let bytes = 0;
     let taken = 0;
     for (const item of window) {
@@ -196,9 +186,7 @@ export class ArticleService {
       items.map((item) => ({ categoryIds: item.category_ids ?? [], issueId: item.issue_id ?? null })),
       (index) => `/articles/${index}`,
     );
-    const values = items.map((item, index) =>
-      newArticle(publication, principal, item, item.source ?? 'flexpdf', `/articles/${index}`),
-    );
+    const values = items.map((item, index) => newArticle(publication, principal, item, item.source ?? 'flexpdf', `/articles/${index}`));
     // Every entry checked first, then all the HTML cleaned at once (in worker threads, spread over them).
     const withHtml = values.filter((value): value is NewArticle & { html: string } => value.html !== null);
     const cleaned = await this.sanitize(withHtml.map((value) => value.html));
@@ -349,7 +337,11 @@ function orderOf(options: { order_by?: ArticleListOptions['order_by']; order_dir
 /** The words of a text filter, lower-cased letters and digits only, so they are safe in any full-text syntax. */
 export function searchWords(filter: string | undefined): string[] | undefined {
   if (!filter) return undefined;
-  const words = filter.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    filter
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   return words.length === 0 ? undefined : words.slice(0, MAX_SEARCH_WORDS);
 }
 

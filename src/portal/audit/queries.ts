@@ -36,7 +36,14 @@ export class AuditQueries {
 
   /** One page of the account's log, newest first. */
   page(accountId: number, limit: number, offset: number) {
-    return this.db.selectFrom('audit_log').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(limit).offset(offset).execute();
+    return this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
   }
 
   async count(accountId: number): Promise<number> {

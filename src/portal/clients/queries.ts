@@ -50,9 +50,7 @@ function filtered(db: Kysely<Database>, filter: ClientFilter): UserSelect {
     const pattern = `%${escapeLike(filter.text.toLowerCase())}%`;
     query = query.where((eb) =>
       eb.or(
-        (['firstname', 'lastname', 'email'] as const).map(
-          (column) => sql<boolean>`lower(${sql.ref(`users.${column}`)}) like ${pattern} escape '\\'`,
-        ),
+        (['firstname', 'lastname', 'email'] as const).map((column) => sql<boolean>`lower(${sql.ref(`users.${column}`)}) like ${pattern} escape '\\'`),
       ),
     );
   }
@@ -60,11 +58,7 @@ function filtered(db: Kysely<Database>, filter: ClientFilter): UserSelect {
     const publicationId = filter.publicationId;
     query = query.where((eb) =>
       eb.exists(
-        eb
-          .selectFrom('roles')
-          .select('roles.id')
-          .whereRef('roles.user_id', '=', 'users.id')
-          .where('roles.publication_id', '=', publicationId),
+        eb.selectFrom('roles').select('roles.id').whereRef('roles.user_id', '=', 'users.id').where('roles.publication_id', '=', publicationId),
       ),
     );
   }
@@ -83,13 +77,7 @@ export async function countClients(db: Kysely<Database>, filter: ClientFilter): 
   return Number(row.total);
 }
 
-export function clientWindow(
-  db: Kysely<Database>,
-  filter: ClientFilter,
-  order: ClientOrder,
-  limit: number,
-  offset: number,
-): Promise<User[]> {
+export function clientWindow(db: Kysely<Database>, filter: ClientFilter, order: ClientOrder, limit: number, offset: number): Promise<User[]> {
   return filtered(db, filter)
     .selectAll('users')
     .$call((query) =>
@@ -107,12 +95,7 @@ export function clientWindow(
 export async function rolesOf(db: Kysely<Database>, userIds: number[]): Promise<Map<number, RoleRow[]>> {
   const byUser = new Map<number, RoleRow[]>();
   if (userIds.length === 0) return byUser;
-  const rows = await db
-    .selectFrom('roles')
-    .selectAll()
-    .where('user_id', 'in', userIds)
-    .orderBy('publication_id')
-    .execute();
+  const rows = await db.selectFrom('roles').selectAll().where('user_id', 'in', userIds).orderBy('publication_id').execute();
   for (const row of rows) {
     const list = byUser.get(row.user_id) ?? [];
     list.push(row);
@@ -124,12 +107,7 @@ export async function rolesOf(db: Kysely<Database>, userIds: number[]): Promise<
 /** The ids among `ids` that are publications of the account. */
 export async function accountPublicationIds(db: Kysely<Database>, accountId: number, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('publications')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .execute();
+  const rows = await db.selectFrom('publications').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
   return new Set(rows.map((row) => row.id));
 }
 
@@ -157,13 +135,7 @@ export async function deleteClient(db: Kysely<Database>, accountId: number, id: 
  * Makes the user's roles exactly `roles`: unchanged roles keep their id and dates, changed levels are updated,
  * the rest are deleted or inserted. Runs inside the caller's transaction.
  */
-export async function replaceRoles(
-  db: Kysely<Database>,
-  userId: number,
-  current: RoleRow[],
-  roles: RoleValue[],
-  now: string,
-): Promise<void> {
+export async function replaceRoles(db: Kysely<Database>, userId: number, current: RoleRow[], roles: RoleValue[], now: string): Promise<void> {
   const wanted = new Map(roles.map((role) => [role.publication_id, role.access_level]));
   const removed = current.filter((role) => !wanted.has(role.publication_id)).map((role) => role.id);
   if (removed.length > 0) await db.deleteFrom('roles').where('id', 'in', removed).execute();
@@ -178,7 +150,15 @@ export async function replaceRoles(
   if (added.length > 0) {
     await db
       .insertInto('roles')
-      .values(added.map((role) => ({ user_id: userId, publication_id: role.publication_id, access_level: role.access_level, created_at: now, updated_at: now })))
+      .values(
+        added.map((role) => ({
+          user_id: userId,
+          publication_id: role.publication_id,
+          access_level: role.access_level,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
       .execute();
   }
 }

@@ -4,15 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../accounts/api-key-hook.js';
 import { NoContent, PageNumber, errorResponses, pageEnvelope } from '../../http/schemas.js';
 import type { RequestContext } from '../audit/service.js';
-import {
-  BecomeResult,
-  Client,
-  ClientCreate,
-  ClientIdParams,
-  ClientPage,
-  ClientPageQuery,
-  ClientUpdate,
-} from './schemas.js';
+import { BecomeResult, Client, ClientCreate, ClientIdParams, ClientPage, ClientPageQuery, ClientUpdate } from './schemas.js';
 import type { ClientService } from './service.js';
 
 const tags = ['Clients'];
@@ -31,7 +23,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
         schema: {
           hide,
           tags,
-          summary: 'The first page of the account\'s clients (owners and admins)',
+          summary: "The first page of the account's clients (owners and admins)",
           description:
             'Takes the same query parameters as the page endpoint. The owner sees every client; an admin only the clients it manages: ' +
             'those holding at least one role, every one of them below admin and on a publication it administers.',
@@ -55,7 +47,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
           description:
             'The email must be unused across the service (409 otherwise); the password needs at least 10 characters and must not be the email. ' +
             'Admins may grant roles only on publications they administer, and never the admin level; they create clients with at least one role ' +
-            '(a client without roles is the owner\'s alone).',
+            "(a client without roles is the owner's alone).",
           body: ClientCreate,
           response: { 201: Type.Ref(Client), ...errorResponses(400, 401, 403, 409, 413, 415) },
         },
@@ -106,7 +98,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
         summary: 'Update a client',
         description:
           'Only the fields sent change. A new password needs password_confirmation and ends every session of the client (its API keys keep working). ' +
-          'Roles, when sent, replace all of the client\'s roles. A client the caller does not manage is 404.',
+          "Roles, when sent, replace all of the client's roles. A client the caller does not manage is 404.",
         params: ClientIdParams,
         body: ClientUpdate,
         response: { 200: Type.Ref(Client), ...errorResponses(400, 401, 403, 404, 413, 415) },
@@ -121,7 +113,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientService }>
       schema: {
         tags,
         summary: 'Delete a client',
-        description: "The client's keys stop working at once; the articles it wrote stay, without an author. A client the caller does not manage is 404.",
+        description:
+          "The client's keys stop working at once; the articles it wrote stay, without an author. A client the caller does not manage is 404.",
         params: ClientIdParams,
         response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) },
       },

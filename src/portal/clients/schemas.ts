@@ -2,9 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Id, Nullable, OrderDir, PageEnvelope, PerPage } from '../../http/schemas.js';
 import { CLIENT_ACCESS_LEVELS } from '../permissions.js';
 
-export const CLIENT_ORDER_FIELDS = [
-  'id', 'email', 'firstname', 'lastname', 'created_at', 'updated_at', 'last_seen_at', 'sign_in_count',
-] as const;
+export const CLIENT_ORDER_FIELDS = ['id', 'email', 'firstname', 'lastname', 'created_at', 'updated_at', 'last_seen_at', 'sign_in_count'] as const;
 export type ClientOrderField = (typeof CLIENT_ORDER_FIELDS)[number];
 export const MAX_ROLES = 1000;
 
@@ -80,9 +78,7 @@ export const ClientPageQuery = Type.Object({
   per_page: Type.Optional(PerPage),
   order_by: Type.Optional(OrderBy),
   order_dir: Type.Optional(OrderDir),
-  filter: Type.Optional(
-    Type.String({ maxLength: 200, description: 'case-insensitive text found in the first name, last name or email' }),
-  ),
+  filter: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive text found in the first name, last name or email' })),
   publication_id: Type.Optional(Id),
 });
 export type ClientPageOptions = Static<typeof ClientPageQuery>;

@@ -53,10 +53,7 @@ export class ClientService {
       managedBy: managedBy(manager),
     };
     const order = { field: options.order_by ?? 'id', direction: options.order_dir ?? 'desc' } as const;
-    const [rows, total] = await Promise.all([
-      clientWindow(this.db, filter, order, perPage, (page - 1) * perPage),
-      countClients(this.db, filter),
-    ]);
+    const [rows, total] = await Promise.all([clientWindow(this.db, filter, order, perPage, (page - 1) * perPage), countClients(this.db, filter)]);
     return { records: await this.present(rows), total, perPage };
   }
 
@@ -226,7 +223,10 @@ export class ClientService {
   }
 
   private async present(rows: User[]): Promise<ClientView[]> {
-    const roles = await rolesOf(this.db, rows.map((row) => row.id));
+    const roles = await rolesOf(
+      this.db,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => presentClient(row, roles.get(row.id) ?? []));
   }
 

@@ -11,7 +11,12 @@ export async function listFeeds(db: Kysely<Database>, publicationId: number): Pr
 }
 
 /** The feed of the publication that holds `normalizedUrl` (other than `exceptId`), if any. */
-export async function feedHoldingUrl(db: Kysely<Database>, publicationId: number, normalizedUrl: string, exceptId?: number): Promise<{ id: number } | undefined> {
+export async function feedHoldingUrl(
+  db: Kysely<Database>,
+  publicationId: number,
+  normalizedUrl: string,
+  exceptId?: number,
+): Promise<{ id: number } | undefined> {
   return db
     .selectFrom('rss_feeds')
     .select('id')
@@ -61,7 +66,10 @@ export async function feedCategoryIds(db: Kysely<Database>, feedIds: number[]): 
 export async function setFeedCategories(db: Kysely<Database>, feedId: number, categoryIds: number[]): Promise<void> {
   await db.deleteFrom('rss_feed_categories').where('feed_id', '=', feedId).execute();
   if (categoryIds.length === 0) return;
-  await db.insertInto('rss_feed_categories').values(categoryIds.map((category_id) => ({ feed_id: feedId, category_id }))).execute();
+  await db
+    .insertInto('rss_feed_categories')
+    .values(categoryIds.map((category_id) => ({ feed_id: feedId, category_id })))
+    .execute();
 }
 
 export interface ImportedEntry {
@@ -157,7 +165,12 @@ export async function claimDueFeeds(db: Kysely<Database>, dialect: Dialect, now:
   return db
     .updateTable('rss_feeds')
     .set((eb) => ({
-      job_id: eb.case().when(eb.and([eb('queued_at', 'is not', null), eb('job_id', 'is not', null)])).then(eb.ref('job_id')).else(randomUuid(dialect)).end(),
+      job_id: eb
+        .case()
+        .when(eb.and([eb('queued_at', 'is not', null), eb('job_id', 'is not', null)]))
+        .then(eb.ref('job_id'))
+        .else(randomUuid(dialect))
+        .end(),
       job_status: 'running',
       job_started_at: now,
       queued_at: null,

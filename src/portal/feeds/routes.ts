@@ -27,7 +27,7 @@ export function registerFeedRoutes(app: FastifyInstance, feeds: FeedService): vo
           'Fetches the feed (conditionally, with its stored ETag and Last-Modified) and imports new and changed entries in one transaction. ' +
           'A feed that cannot be fetched or read answers 200 with job_status failed and the reason in errors; nothing is imported then. ' +
           'With `Prefer: respond-async` the synchronization is queued for the background scheduler instead: 202 with job_status pending and ' +
-          'the job_id; the feed\'s job_status, job_id, last_error and imported_at tell the outcome. ' +
+          "the job_id; the feed's job_status, job_id, last_error and imported_at tell the outcome. " +
           'A feed already being synchronized answers 409; a feed whose server answered 429 or 503 with Retry-After answers 429 ' +
           '(with Retry-After) until that time has passed.',
         params: AppIdAndIdParams,
@@ -39,7 +39,11 @@ export function registerFeedRoutes(app: FastifyInstance, feeds: FeedService): vo
       const queue = prefersAsync(request.headers.prefer);
       const result = await feeds.synchronize(principalOf(request), request.params.app_id, request.params.id, { queue });
       // The feed itself tells how the queued run went (job_status, job_id, last_error, imported_at).
-      if (queue) reply.code(202).header('preference-applied', 'respond-async').header('location', request.url.replace(/\/synchronize(?:\?.*)?$/, ''));
+      if (queue)
+        reply
+          .code(202)
+          .header('preference-applied', 'respond-async')
+          .header('location', request.url.replace(/\/synchronize(?:\?.*)?$/, ''));
       return result;
     },
   );

@@ -34,7 +34,18 @@ class HeldUrl extends Error {
 }
 
 export function emptyResult(jobId: string, status: SyncResultView['job_status']): SyncResultView {
-  return { job_id: jobId, job_status: status, imported: 0, updated: 0, skipped: 0, unchanged: 0, failed: 0, not_modified: false, articles: [], errors: [] };
+  return {
+    job_id: jobId,
+    job_status: status,
+    imported: 0,
+    updated: 0,
+    skipped: 0,
+    unchanged: 0,
+    failed: 0,
+    not_modified: false,
+    articles: [],
+    errors: [],
+  };
 }
 
 export class FeedRunner {

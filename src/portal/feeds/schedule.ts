@@ -40,7 +40,12 @@ export function postingIntervalMinutes(entries: readonly NormalizedEntry[], now:
 }
 
 /** The interval a parsed feed asks for: its posting rate, raised to its own <ttl> (capped at a day). */
-export function contentIntervalMinutes(entries: readonly NormalizedEntry[], ttlMinutes: number | undefined, now: Date, settings: ScheduleSettings): number {
+export function contentIntervalMinutes(
+  entries: readonly NormalizedEntry[],
+  ttlMinutes: number | undefined,
+  now: Date,
+  settings: ScheduleSettings,
+): number {
   const posting = postingIntervalMinutes(entries, now, settings) ?? settings.intervalMinutes;
   return Math.max(posting, Math.min(ttlMinutes ?? 0, MAX_FRESHNESS_MINUTES));
 }

@@ -76,7 +76,14 @@ export class FeedScheduler {
         if (!run) continue;
         runs.push(run);
         const { result } = run;
-        const details = { feed_id: run.feedId, job_id: result.job_id, job_status: result.job_status, imported: result.imported, updated: result.updated, errors: result.errors };
+        const details = {
+          feed_id: run.feedId,
+          job_id: result.job_id,
+          job_status: result.job_status,
+          imported: result.imported,
+          updated: result.updated,
+          errors: result.errors,
+        };
         if (result.job_status === 'failed') this.options.logger?.warn(details, 'feed synchronization failed');
         else this.options.logger?.debug(details, 'feed synchronized');
       }

@@ -5,7 +5,17 @@ import type { Database, Publication, RssFeedRow } from '../../db/types.js';
 import { AppError, conflict, invalidField, notFound } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
-import { claimFeedRun, feedCategoryIds, feedHoldingUrl, findFeed, insertFeed, listFeeds, queueFeedRun, setFeedCategories, STALE_RUN_MS } from './queries.js';
+import {
+  claimFeedRun,
+  feedCategoryIds,
+  feedHoldingUrl,
+  findFeed,
+  insertFeed,
+  listFeeds,
+  queueFeedRun,
+  setFeedCategories,
+  STALE_RUN_MS,
+} from './queries.js';
 import { emptyResult, type FeedRunner } from './runner.js';
 import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
 import { FeedReadError, type FeedSource, locateFeed } from './sync.js';
@@ -122,7 +132,12 @@ export class FeedService {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
     await this.find(publication, id);
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('articles').set({ rss_feed_id: null }).where('rss_feed_id', '=', id).where('publication_id', '=', publication.id).execute();
+      await trx
+        .updateTable('articles')
+        .set({ rss_feed_id: null })
+        .where('rss_feed_id', '=', id)
+        .where('publication_id', '=', publication.id)
+        .execute();
       await trx.deleteFrom('rss_feeds').where('id', '=', id).where('publication_id', '=', publication.id).execute();
     });
   }
@@ -176,7 +191,10 @@ export class FeedService {
   }
 
   private async present(rows: RssFeedRow[]): Promise<RssFeedView[]> {
-    const categories = await feedCategoryIds(this.db, rows.map((row) => row.id));
+    const categories = await feedCategoryIds(
+      this.db,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => presentFeed(row, categories.get(row.id) ?? []));
   }
 

@@ -199,7 +199,13 @@ interface ImportWrites {
   /** An entry found otherwise than by its key takes its key now, so that the next synchronize finds it by key. */
   rekey(previous: ImportedEntry, entry: NormalizedEntry): Promise<void>;
   insert(article: NewArticle, identity: EntryIdentity, hash: string, now: string): Promise<number>;
-  update(previous: ImportedEntry & { article_id: number }, changes: ArticleChanges, identity: EntryIdentity, hash: string, now: string): Promise<void>;
+  update(
+    previous: ImportedEntry & { article_id: number },
+    changes: ArticleChanges,
+    identity: EntryIdentity,
+    hash: string,
+    now: string,
+  ): Promise<void>;
 }
 
 interface EntryIdentity {
@@ -217,7 +223,11 @@ function databaseWrites(trx: Kysely<Database>, feed: RssFeedRow, categoryIds: nu
       await trx.updateTable('rss_feeds').set({ entry_key_criterion: criterion }).where('id', '=', feed.id).execute();
     },
     async rekey(previous, entry) {
-      await trx.updateTable('feed_entries').set({ entry_key: entry.key, entry_link: entry.link ?? null }).where('id', '=', previous.id).execute();
+      await trx
+        .updateTable('feed_entries')
+        .set({ entry_key: entry.key, entry_link: entry.link ?? null })
+        .where('id', '=', previous.id)
+        .execute();
     },
     async insert(article, identity, hash, now) {
       const id = await insertArticle(trx, article, categoryIds);
@@ -248,7 +258,12 @@ const NO_WRITES: ImportWrites = {
 };
 
 /** Writes new and changed entries; run inside a transaction so that a failure leaves nothing half-imported. */
-export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, categoryIds: number[], entries: NormalizedEntry[]): Promise<ImportCounts> {
+export async function importEntries(
+  trx: Kysely<Database>,
+  feed: RssFeedRow,
+  categoryIds: number[],
+  entries: NormalizedEntry[],
+): Promise<ImportCounts> {
   return applyEntries(feed, entries, await importedEntries(trx, feed.id), databaseWrites(trx, feed, categoryIds));
 }
 
@@ -260,7 +275,12 @@ export async function importEntries(trx: Kysely<Database>, feed: RssFeedRow, cat
  * (its choices can depend on what it read) until it reads no entry that is not cleaned. An entry the transaction
  * still finds not cleaned (the stored entries changed meanwhile) is cleaned there.
  */
-export async function cleanEntriesForImport(db: Kysely<Database>, feed: RssFeedRow, normalized: NormalizedEntry[], reader: FeedReader): Promise<void> {
+export async function cleanEntriesForImport(
+  db: Kysely<Database>,
+  feed: RssFeedRow,
+  normalized: NormalizedEntry[],
+  reader: FeedReader,
+): Promise<void> {
   const entries = feedEntries(normalized);
   const stored = await importedEntries(db, feed.id);
   for (let round = 0; round < 4; round += 1) {
@@ -356,7 +376,11 @@ const ALTERNATE_TYPES = /^application\/(?:rss\+xml|atom\+xml|feed\+json|rdf\+xml
 export function discoverFeedUrl(response: SafeFetchResponse): string | undefined {
   const text = response.body.subarray(0, 512 * 1024).toString('latin1');
   for (const [tag] of text.matchAll(/<link\b[^>]*>/gi)) {
-    const attribute = (name: string) => new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag)?.slice(1).find((value) => value !== undefined);
+    const attribute = (name: string) =>
+      new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i')
+        .exec(tag)
+        ?.slice(1)
+        .find((value) => value !== undefined);
     const rel = attribute('rel')?.toLowerCase().split(/\s+/) ?? [];
     const type = attribute('type')?.trim() ?? '';
     const href = attribute('href')?.trim();
@@ -391,7 +415,8 @@ export async function locateFeed(source: FeedSource, url: string): Promise<Fetch
       try {
         return await fetchFeed(source, named);
       } catch (inner) {
-        if (inner instanceof FeedReadError) throw new FeedReadError(`the page names the feed ${named}, but ${inner.message}`, inner.kind, undefined, inner.retryAfterSeconds);
+        if (inner instanceof FeedReadError)
+          throw new FeedReadError(`the page names the feed ${named}, but ${inner.message}`, inner.kind, undefined, inner.retryAfterSeconds);
         throw inner;
       }
     }

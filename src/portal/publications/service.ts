@@ -23,7 +23,13 @@ export class PublicationService {
     if (!(await this.queries.accountExists(input.accountId))) throw notFound(`Account ${input.accountId}`);
     if (await this.queries.appIdTaken(input.appId)) throw conflict(`The app id ${input.appId} is already taken`);
     const now = nowIso();
-    return this.queries.insert({ account_id: input.accountId, app_id: input.appId, name: input.name?.trim() || input.appId, created_at: now, updated_at: now });
+    return this.queries.insert({
+      account_id: input.accountId,
+      app_id: input.appId,
+      name: input.name?.trim() || input.appId,
+      created_at: now,
+      updated_at: now,
+    });
   }
 
   /** The publications a principal may see: an owner, all of the account's; a client, those it holds a role on. */

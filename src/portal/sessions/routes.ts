@@ -60,7 +60,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRouteOptions> = asy
           `or ${MAX_FAILURES_PER_IP} from an IP, every attempt (even with the right password) is 429 with Retry-After ` +
           '(seconds until the oldest counted failure leaves the window). Each attempt is counted atomically before its password ' +
           `is checked, so however many arrive at once, at most ${MAX_FAILURES_PER_EMAIL} per email and ${MAX_FAILURES_PER_IP} per IP ` +
-          'are judged in a window (attempts still being judged count too). A successful sign-in is not counted, and clears the email\'s failures.',
+          "are judged in a window (attempts still being judged count too). A successful sign-in is not counted, and clears the email's failures.",
         security: [],
         body: SignIn,
         response: { 201: Session, ...errorResponses(400, 401, 413, 415, 429) },

@@ -11,7 +11,17 @@ import { feedServer, type FeedServer } from './fixtures.js';
 // synchronized through the HTTP API: each imports without a failed entry, every entry with a title or content
 // becomes an article, and no stored article carries a script, an event handler or a dangerous URL.
 
-const DANGEROUS = [/<script/i, /\son[a-z]+\s*=/i, /(?:javascript|vbscript|data):/i, /<form/i, /<object/i, /<embed/i, /<applet/i, /<meta/i, /style\s*=/i];
+const DANGEROUS = [
+  /<script/i,
+  /\son[a-z]+\s*=/i,
+  /(?:javascript|vbscript|data):/i,
+  /<form/i,
+  /<object/i,
+  /<embed/i,
+  /<applet/i,
+  /<meta/i,
+  /style\s*=/i,
+];
 /** Iframes only from the video hosts the sanitizer lists. */
 const IFRAME = /<iframe\b[^>]*>/gi;
 const LISTED_FRAME = /^<iframe\b[^>]*\ssrc="https:\/\/(?:www\.youtube\.com|www\.youtube-nocookie\.com|player\.vimeo\.com)\//i;
@@ -75,7 +85,11 @@ for (const dialect of DIALECTS) {
         }
         const expected = expectedArticles(read(path), url);
         if (result.imported !== expected) problems.push(`${name}: imported ${result.imported} of ${expected} entries with a title or content`);
-        const stored = await t.storage.db.selectFrom('articles').select(['title', 'info', 'html', 'cover', 'source', 'rss_feed_id']).where('rss_feed_id', '=', created.body.id).execute();
+        const stored = await t.storage.db
+          .selectFrom('articles')
+          .select(['title', 'info', 'html', 'cover', 'source', 'rss_feed_id'])
+          .where('rss_feed_id', '=', created.body.id)
+          .execute();
         if (stored.length !== result.imported) problems.push(`${name}: ${stored.length} articles stored, ${result.imported} reported`);
         articles += stored.length;
         if (name.includes('/sanitize/')) sanitizeCases += 1;
@@ -86,7 +100,8 @@ for (const dialect of DIALECTS) {
           for (const [frame] of (article.html ?? '').matchAll(IFRAME)) {
             if (!LISTED_FRAME.test(frame)) problems.push(`${name}: an iframe from an unlisted host: ${frame}`);
           }
-          if (/[<>]/.test(article.title) && /<script|\son[a-z]+\s*=/i.test(article.title)) problems.push(`${name}: title carries markup: ${article.title}`);
+          if (/[<>]/.test(article.title) && /<script|\son[a-z]+\s*=/i.test(article.title))
+            problems.push(`${name}: title carries markup: ${article.title}`);
           if (article.cover && !/^https?:\/\//i.test(article.cover)) problems.push(`${name}: cover is not an http(s) URL: ${article.cover}`);
           if (article.source !== 'rss') problems.push(`${name}: source ${article.source}`);
         }

@@ -73,6 +73,9 @@ export function serveFeed(body: () => string, etag?: () => string): Handler {
   };
 }
 
-export const redirect = (status: number, to: string): Handler => (_request, response) => response.writeHead(status, { location: to }).end();
+export const redirect =
+  (status: number, to: string): Handler =>
+  (_request, response) =>
+    response.writeHead(status, { location: to }).end();
 
 export type FeedServer = Awaited<ReturnType<typeof feedServer>>;

@@ -63,14 +63,24 @@ for (const dialect of DIALECTS) {
 
     it('synchronizes due active feeds (new feeds are due at once), not inactive or later ones', async () => {
       const due = await createFeed(serveFeed(() => rss([{ guid: 'd1', title: 'Due one' }])));
-      const inactive = await createFeed(serveFeed(() => rss([{ guid: 'i1', title: 'Inactive' }])), { active: false });
+      const inactive = await createFeed(
+        serveFeed(() => rss([{ guid: 'i1', title: 'Inactive' }])),
+        { active: false },
+      );
       const later = await createFeed(serveFeed(() => rss([{ guid: 'l1', title: 'Later' }])));
       await onlyDue([due.id, inactive.id, later.id]);
-      await t.storage.db.updateTable('rss_feeds').set({ next_sync_at: new Date(Date.now() + 5 * MINUTE).toISOString() }).where('id', '=', later.id).execute();
+      await t.storage.db
+        .updateTable('rss_feeds')
+        .set({ next_sync_at: new Date(Date.now() + 5 * MINUTE).toISOString() })
+        .where('id', '=', later.id)
+        .execute();
       assert.equal((await row(due.id)).job_status, 'pending', 'a new feed waits for its first import');
 
       const runs = await t.app.feedScheduler.runDue();
-      assert.deepEqual(runs.map((run) => run.feedId), [due.id]);
+      assert.deepEqual(
+        runs.map((run) => run.feedId),
+        [due.id],
+      );
       assert.equal(runs[0]!.result.job_status, 'completed');
       assert.equal(runs[0]!.result.imported, 1);
       const synced = await row(due.id);
@@ -85,18 +95,26 @@ for (const dialect of DIALECTS) {
 
       // Five minutes on, the later feed is due; the synchronized one is not (an hour).
       const ahead = await t.app.feedScheduler.runDue(new Date(Date.now() + 6 * MINUTE));
-      assert.deepEqual(ahead.map((run) => run.feedId), [later.id]);
+      assert.deepEqual(
+        ahead.map((run) => run.feedId),
+        [later.id],
+      );
     });
 
     it('schedules the next sync an interval on, sooner for a feed that posts often, never sooner than its TTL or cache headers allow', async () => {
       const now = Date.now();
       const recent = (minutesAgo: number) => new Date(now - minutesAgo * MINUTE).toUTCString();
-      const rarely: Item[] = [{ guid: 'r1', title: 'Old', date: recent(3 * 24 * 60) }, { guid: 'r2', title: 'Older', date: recent(5 * 24 * 60) }];
+      const rarely: Item[] = [
+        { guid: 'r1', title: 'Old', date: recent(3 * 24 * 60) },
+        { guid: 'r2', title: 'Older', date: recent(5 * 24 * 60) },
+      ];
       // 400 posts ten minutes apart: 400 in the last week, one every 25 minutes on average.
       const often: Item[] = Array.from({ length: 400 }, (_, i) => ({ guid: `o${i}`, title: `Post ${i}`, date: recent(10 * i + 1) }));
-      const withHeaders = (headers: Record<string, string>, body: string): Handler => (_request, response) => {
-        response.writeHead(200, { 'content-type': 'application/rss+xml', ...headers }).end(body);
-      };
+      const withHeaders =
+        (headers: Record<string, string>, body: string): Handler =>
+        (_request, response) => {
+          response.writeHead(200, { 'content-type': 'application/rss+xml', ...headers }).end(body);
+        };
       const cases: [label: string, handler: Handler, minutes: number][] = [
         ['rarely', serveFeed(() => rss(rarely)), 60],
         ['often', serveFeed(() => rss(often)), 25],
@@ -158,7 +176,10 @@ for (const dialect of DIALECTS) {
       assert.match(view.last_error, /deactivated/);
 
       // Switched on again: due at once, with a clean count; a success resets it too.
-      server.routes.set(failing.path, serveFeed(() => rss([{ guid: 'back', title: 'Back' }])));
+      server.routes.set(
+        failing.path,
+        serveFeed(() => rss([{ guid: 'back', title: 'Back' }])),
+      );
       assert.equal((await api.put(feeds(failing.id), { active: true })).status, 200);
       const restarted = await row(failing.id);
       assert.equal(restarted.consecutive_failures, 0);
@@ -205,7 +226,15 @@ for (const dialect of DIALECTS) {
     });
 
     it('queues a synchronize with Prefer: respond-async (202, pending) and runs it on the next pass, even for an inactive feed', async () => {
-      const queued = await createFeed(serveFeed(() => rss([{ guid: 'q1', title: 'Queued one' }, { guid: 'q2', title: 'Queued two' }])), { active: false });
+      const queued = await createFeed(
+        serveFeed(() =>
+          rss([
+            { guid: 'q1', title: 'Queued one' },
+            { guid: 'q2', title: 'Queued two' },
+          ]),
+        ),
+        { active: false },
+      );
       await onlyDue([queued.id]);
       const before = requestsTo(queued.path);
       const accepted = await api.post(`${feeds(queued.id)}/synchronize`, {}, { prefer: 'respond-async, wait=5' });
@@ -226,7 +255,10 @@ for (const dialect of DIALECTS) {
       assert.equal(again.body.job_id, accepted.body.job_id);
 
       const runs = await t.app.feedScheduler.runDue();
-      assert.deepEqual(runs.map((run) => [run.feedId, run.result.job_id, run.result.imported]), [[queued.id, accepted.body.job_id, 2]]);
+      assert.deepEqual(
+        runs.map((run) => [run.feedId, run.result.job_id, run.result.imported]),
+        [[queued.id, accepted.body.job_id, 2]],
+      );
       const done = (await api.get(feeds(queued.id))).body;
       assert.equal(done.job_status, 'completed');
       assert.equal(done.job_id, accepted.body.job_id);
@@ -235,7 +267,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await t.app.feedScheduler.runDue(), [], 'inactive and no longer queued');
 
       // While a run holds the feed, queueing is a 409 like a synchronize.
-      await t.storage.db.updateTable('rss_feeds').set({ job_status: 'running', job_started_at: new Date().toISOString() }).where('id', '=', queued.id).execute();
+      await t.storage.db
+        .updateTable('rss_feeds')
+        .set({ job_status: 'running', job_started_at: new Date().toISOString() })
+        .where('id', '=', queued.id)
+        .execute();
       expectError(await api.post(`${feeds(queued.id)}/synchronize`, {}, { prefer: 'respond-async' }), 409, 'conflict');
       await t.storage.db.updateTable('rss_feeds').set({ job_status: 'completed' }).where('id', '=', queued.id).execute();
       // Without the preference (or with another one) the synchronize runs inline as before.
@@ -245,23 +281,38 @@ for (const dialect of DIALECTS) {
     });
 
     it('runs each due feed once when passes overlap, and takes over a run cut off long ago', async () => {
-      const slow: Handler = (request, response) => setTimeout(() => serveFeed(() => rss([{ guid: 'c', title: 'Concurrent' }]))(request, response), 30);
+      const slow: Handler = (request, response) =>
+        setTimeout(() => serveFeed(() => rss([{ guid: 'c', title: 'Concurrent' }]))(request, response), 30);
       const created = [];
       for (let i = 0; i < 10; i++) created.push(await createFeed(slow));
       await onlyDue(created.map((feed) => feed.id));
       server.requests.length = 0;
       const [first, second] = await Promise.all([t.app.feedScheduler.runDue(), t.app.feedScheduler.runDue()]);
       const ran = [...first!, ...second!].map((run) => run.feedId).sort((a, b) => a - b);
-      assert.deepEqual(ran, created.map((feed) => feed.id));
+      assert.deepEqual(
+        ran,
+        created.map((feed) => feed.id),
+      );
       for (const feed of created) assert.equal(requestsTo(feed.path), 1, feed.path);
 
       // A run left 'running' by a crash 11 minutes ago is taken over; one started a minute ago is not.
       const [crashed, busy] = created;
       const due = { next_sync_at: new Date(Date.now() - MINUTE).toISOString(), job_status: 'running' as const };
-      await t.storage.db.updateTable('rss_feeds').set({ ...due, job_started_at: new Date(Date.now() - 11 * MINUTE).toISOString() }).where('id', '=', crashed!.id).execute();
-      await t.storage.db.updateTable('rss_feeds').set({ ...due, job_started_at: new Date(Date.now() - MINUTE).toISOString() }).where('id', '=', busy!.id).execute();
+      await t.storage.db
+        .updateTable('rss_feeds')
+        .set({ ...due, job_started_at: new Date(Date.now() - 11 * MINUTE).toISOString() })
+        .where('id', '=', crashed!.id)
+        .execute();
+      await t.storage.db
+        .updateTable('rss_feeds')
+        .set({ ...due, job_started_at: new Date(Date.now() - MINUTE).toISOString() })
+        .where('id', '=', busy!.id)
+        .execute();
       const runs = await t.app.feedScheduler.runDue();
-      assert.deepEqual(runs.map((run) => run.feedId), [crashed!.id]);
+      assert.deepEqual(
+        runs.map((run) => run.feedId),
+        [crashed!.id],
+      );
     });
   });
 
@@ -345,7 +396,9 @@ describe('feed scheduler: two instances on one PostgreSQL', { skip: !DIALECTS.in
     for (let i = 0; i < 24; i++) {
       const path = `/shared-${i}.xml`;
       // A little latency, so that both instances are busy claiming and running at once.
-      server.routes.set(path, (request, response) => setTimeout(() => serveFeed(() => rss([{ guid: `s${i}`, title: `Shared ${i}` }]))(request, response), 20));
+      server.routes.set(path, (request, response) =>
+        setTimeout(() => serveFeed(() => rss([{ guid: `s${i}`, title: `Shared ${i}` }]))(request, response), 20),
+      );
       const created = await api.post(`${PORTAL}/rss_feeds/${appId}`, { url: `${server.base}${path}` });
       assert.equal(created.status, 201, created.raw);
       ids.push(created.body.id);
@@ -354,11 +407,18 @@ describe('feed scheduler: two instances on one PostgreSQL', { skip: !DIALECTS.in
     // Three rounds (all due again each time): a lease that lets a feed through twice shows up within them.
     for (let round = 1; round <= 3; round++) {
       server.requests.length = 0;
-      await t.storage.db.updateTable('rss_feeds').set({ next_sync_at: new Date(Date.now() - 1000).toISOString() }).where('id', 'in', ids).execute();
+      await t.storage.db
+        .updateTable('rss_feeds')
+        .set({ next_sync_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', 'in', ids)
+        .execute();
       const [mine, theirs] = await Promise.all([t.app.feedScheduler.runDue(), second.feedScheduler.runDue()]);
       const ran = [...mine!, ...theirs!].map((run) => run.feedId);
       assert.equal(ran.length, ids.length, `round ${round}: every feed ran once in all`);
-      assert.deepEqual([...ran].sort((a, b) => a - b), ids);
+      assert.deepEqual(
+        [...ran].sort((a, b) => a - b),
+        ids,
+      );
       assert.ok(mine!.length > 0 && theirs!.length > 0, `both instances took a share (${mine!.length} and ${theirs!.length})`);
       for (const path of paths) assert.equal(server.requests.filter((request) => request.path === path).length, 1, `round ${round}: ${path}`);
     }

@@ -1,0 +1,96 @@
+// The layer rules of the README's Layout, checked by `npm test` (npm run lint:deps): a rule broken is a red CI.
+//
+// Layers: infrastructure (config, errors, time, db, http, net, content, infra, reader, workers) knows no domain;
+// domains (accounts, portal/*, leads) use infrastructure and only the named parts of each other; the dashboard is a
+// user interface over the domains' services; app.ts (the composition root) is imported by cli.ts alone.
+
+/** Shared infrastructure: may be imported by anything, imports no domain. */
+const INFRASTRUCTURE = '^src/(config|errors|time)\\.ts$|^src/(db|http|net|content|infra|reader|workers)/';
+const DOMAINS = '^src/(accounts|portal|leads|dashboard)/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules form no cycle (a type-only import counts too: it is still an arrow the wrong way).',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'nothing-imports-the-root',
+      severity: 'error',
+      comment: 'app.ts builds everything; only the CLI (and tests, bench) start it.',
+      from: { path: '^src/', pathNot: '^src/cli\\.ts$' },
+      to: { path: '^src/app\\.ts$' },
+    },
+    {
+      name: 'infrastructure-knows-no-domain',
+      severity: 'error',
+      comment: 'Shared infrastructure is below every domain: an arrow up would tie it to one of them.',
+      from: { path: INFRASTRUCTURE },
+      to: { path: DOMAINS },
+    },
+    {
+      name: 'services-never-import-fastify',
+      severity: 'error',
+      comment: 'Services know the rules, not HTTP: routes map their results and errors to statuses.',
+      from: {
+        path: '(^|/)(service|queries)\\.ts$|^src/leads/(worker|email-check|email-writer|company-directory|account-slots|mailer)\\.ts$|^src/leads/(research|generation|templates|idempotency)/(?!routes)',
+      },
+      to: { path: '(^|/)node_modules/(fastify|@fastify/)', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'only-queries-build-sql',
+      severity: 'error',
+      comment: "Queries know SQL: only */queries.ts and src/db/ use Kysely's builders (a type-only import of Kysely's types is fine).",
+      from: { path: '^src/', pathNot: '(^|/)queries\\.ts$|^src/db/' },
+      to: { path: '(^|/)node_modules/kysely/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'dashboard-never-reads-rows',
+      severity: 'error',
+      comment: 'The dashboard shows what services return, never database rows.',
+      from: { path: '^src/dashboard/' },
+      to: { path: '^src/db/' },
+    },
+    {
+      name: 'portal-and-leads-apart',
+      severity: 'error',
+      comment: 'The two APIs are separate domains; what both need lives in infrastructure.',
+      from: { path: '^src/leads/' },
+      to: { path: '^src/(portal|dashboard)/' },
+    },
+    {
+      name: 'leads-apart-from-portal',
+      severity: 'error',
+      from: { path: '^src/portal/' },
+      to: { path: '^src/(leads|dashboard)/' },
+    },
+    {
+      name: 'portal-domains-apart',
+      severity: 'error',
+      comment:
+        'A portal domain imports another only through the named exceptions: publications (whose publication it is, ' +
+        "and the caller's access), permissions (the role table), audit (writing the log beside a change), and feeds " +
+        'writing articles.',
+      from: { path: '^src/portal/([^/]+)/' },
+      to: {
+        path: '^src/portal/([^/]+)/',
+        pathNot: ['^src/portal/$1/', '^src/portal/(publications|audit)/', '^src/portal/articles/(queries|schemas)\\.ts$'],
+      },
+    },
+    {
+      name: 'accounts-knows-no-portal-or-leads',
+      severity: 'error',
+      from: { path: '^src/accounts/' },
+      to: { path: '^src/(portal|leads|dashboard)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
