@@ -18,7 +18,18 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openStorage, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { client, createOwner, createPublication, createTestDatabase, expectError, POSTGRES_URL, type Response, startApp, type TestApp, type TestDatabase } from '../helpers/app.js';
+import {
+  client,
+  createOwner,
+  createPublication,
+  createTestDatabase,
+  expectError,
+  POSTGRES_URL,
+  type Response,
+  startApp,
+  type TestApp,
+  type TestDatabase,
+} from '../helpers/app.js';
 import { chatAnswer, companyHome, LEADS, lead, serveCompany, siteEnv, waitForJob } from '../helpers/leads.js';
 import { type LocalServer, startLocalServer } from '../helpers/local-server.js';
 import { PORTAL } from '../helpers/portal.js';
@@ -54,7 +65,7 @@ function expectUnavailable(response: Response): void {
 const applicationName = () => `masthead-test-${randomBytes(4).toString('hex')}`;
 
 describe('PostgreSQL connections dropped under the service', { skip }, () => {
-  describe('pg_terminate_backend on the service\'s connections', () => {
+  describe("pg_terminate_backend on the service's connections", () => {
     let t: TestApp;
     let name: string;
     let api: ReturnType<typeof client>;
@@ -67,9 +78,19 @@ describe('PostgreSQL connections dropped under the service', { skip }, () => {
       name = applicationName();
       site = await startLocalServer();
       llm = await startLocalServer();
-      llm.routes.set('/v1/chat/completions', (_request, response) => chatAnswer(response, JSON.stringify({ subject: 'Hello', body: 'Hi Ada, a short note.' })));
+      llm.routes.set('/v1/chat/completions', (_request, response) =>
+        chatAnswer(response, JSON.stringify({ subject: 'Hello', body: 'Hi Ada, a short note.' })),
+      );
       feeds = await feedServer();
-      feeds.routes.set('/feed.xml', serveFeed(() => rss([{ guid: 'a', title: 'First post' }, { guid: 'b', title: 'Second post' }])));
+      feeds.routes.set(
+        '/feed.xml',
+        serveFeed(() =>
+          rss([
+            { guid: 'a', title: 'First post' },
+            { guid: 'b', title: 'Second post' },
+          ]),
+        ),
+      );
       t = await startApp('postgres', {
         ...siteEnv(site, { OUTBOUND_ALLOW: `${site.hostPort},127.0.0.1:${feeds.port}` }),
         DATABASE_APPLICATION_NAME: name,
@@ -97,7 +118,9 @@ describe('PostgreSQL connections dropped under the service', { skip }, () => {
       const worker = async (index: number) => {
         for (let round = 0; running; round += 1) {
           const response =
-            round % 3 === 0 ? await api.post(articles, { title: `Load ${index}-${round}`, html: '<p>Body</p>' }) : await api.get(`${articles}/page/1?per_page=5`);
+            round % 3 === 0
+              ? await api.post(articles, { title: `Load ${index}-${round}`, html: '<p>Body</p>' })
+              : await api.get(`${articles}/page/1?per_page=5`);
           statuses.push(response.status);
           if (response.status === 503) expectUnavailable(response);
           else if (response.status !== 200 && response.status !== 201) unexpected.push(`${response.status} ${response.raw.slice(0, 200)}`);
@@ -135,7 +158,10 @@ describe('PostgreSQL connections dropped under the service', { skip }, () => {
         await admin.query('select id from articles where id = $1 for update', [target]);
         const pending = api.put(`${articles}/${target}`, { title: 'Changed while locked' });
         await eventually('the update to wait on the lock', async () => {
-          const waiting = await admin.query("select count(*)::int as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'", [name]);
+          const waiting = await admin.query(
+            "select count(*)::int as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
+            [name],
+          );
           return waiting.rows[0].n > 0;
         });
         assert.ok((await terminateBackends(name)) > 0);
@@ -168,7 +194,10 @@ describe('PostgreSQL connections dropped under the service', { skip }, () => {
       assert.equal(created.status, 201, created.raw);
       const feedPath = `${PORTAL}/rss_feeds/${articles.split('/').pop()}/${created.body.id}`;
       await terminateBackends(name);
-      await eventually('a synchronize to be queued', async () => (await api.post(`${feedPath}/synchronize`, {}, { prefer: 'respond-async' })).status === 202);
+      await eventually(
+        'a synchronize to be queued',
+        async () => (await api.post(`${feedPath}/synchronize`, {}, { prefer: 'respond-async' })).status === 202,
+      );
       await eventually('the scheduler to run it', async () => {
         const feed = await api.get(feedPath);
         return feed.status === 200 && feed.body.job_status === 'completed';
@@ -238,9 +267,10 @@ describe('PostgreSQL connections dropped under the service', { skip }, () => {
       // Connections already open still work through the proxy; new ones stall. Drop the open ones first.
       proxy.stall(true);
       proxy.cutAll();
-      const started = Date.now();
+      const started = performance.now();
       expectUnavailable(await api.get(`${articles}/page/1`));
-      assert.ok(Date.now() - started < 5_000, 'bounded by DATABASE_CONNECT_TIMEOUT_MS, not hung');
+      // The point is a bound (a hung request never answers): ten times DATABASE_CONNECT_TIMEOUT_MS, for a loaded machine.
+      assert.ok(performance.now() - started < 10_000, 'bounded by DATABASE_CONNECT_TIMEOUT_MS, not hung');
       assert.equal((await client(app).get('/readyz')).status, 503);
 
       proxy.stall(false);

@@ -7,13 +7,13 @@ import { startAppWithRoutes } from './helpers.js';
 
 // Short limits, so that the tests wait seconds, not minutes. Node checks the headers and request limits on an
 // interval the app derives from them (a quarter of a second here); an idle keep-alive connection gets a second more.
+// Each cut-off is shown by what the server sent (a 408 names the timeout) and by the server closing the connection
+// while the client still writes or waits; how late it comes is not asserted (a loaded machine is late).
 const HEADERS_SECONDS = 1;
 const REQUEST_SECONDS = 2;
 const KEEP_ALIVE_SECONDS = 1;
-/** How late a cut-off may come: the checking interval, the keep-alive grace Node adds, a busy test machine. */
-const SLACK_MS = 2500;
-/** A server that never cuts a client off fails the test after this long instead of hanging it. */
-const TEST_TIMEOUT_MS = 10_000;
+/** A server that never cuts a client off fails the test after this long instead of hanging it (ten times the limits). */
+const TEST_TIMEOUT_MS = 20_000;
 
 interface Exchange {
   socket: Socket;
@@ -33,7 +33,7 @@ function closeAll(): void {
 
 function open(port: number): Promise<Exchange> {
   return new Promise((resolve, reject) => {
-    const started = Date.now();
+    const started = performance.now();
     const socket = connect(port, '127.0.0.1');
     sockets.add(socket);
     let data = '';
@@ -43,7 +43,7 @@ function open(port: number): Promise<Exchange> {
     });
     // A reset after the answer is a close too; what matters is that the server let the connection go.
     socket.on('error', () => undefined);
-    const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now() - started)));
+    const closed = new Promise<number>((done) => socket.on('close', () => done(performance.now() - started)));
     socket.once('connect', () => resolve({ socket, received: () => data, closed }));
     socket.once('error', reject);
   });
@@ -100,8 +100,7 @@ for (const dialect of DIALECTS) {
 
     it('a client that connects and sends nothing is closed once the headers timeout passes', { timeout: TEST_TIMEOUT_MS }, async () => {
       const exchange = await open(port);
-      const elapsed = await exchange.closed;
-      assert.ok(elapsed < HEADERS_SECONDS * 1000 + SLACK_MS, `closed after ${elapsed} ms`);
+      await exchange.closed;
       expectErrorResponse(exchange.received(), 408, 'request_timeout');
     });
 
@@ -109,44 +108,48 @@ for (const dialect of DIALECTS) {
       const exchange = await open(port);
       exchange.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
       dribble(exchange.socket, 100);
-      const elapsed = await exchange.closed;
-      assert.ok(elapsed < HEADERS_SECONDS * 1000 + SLACK_MS, `closed after ${elapsed} ms`);
-      expectErrorResponse(exchange.received(), 408, 'request_timeout');
-    });
-
-    it('a client that sends its headers, then its body a byte at a time, is cut off at the request timeout', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const exchange = await open(port);
-      // Sign-in needs no key: the body is awaited by the JSON parser, which never gets all of it.
-      exchange.socket.write(
-        'POST /api/portal/v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"email":"',
-      );
-      // Each byte comes well within the headers timeout: only the whole request's limit can stop it.
-      dribble(exchange.socket, 200);
-      const elapsed = await exchange.closed;
-      assert.ok(elapsed < REQUEST_SECONDS * 1000 + SLACK_MS, `closed after ${elapsed} ms`);
-      assert.ok(elapsed >= REQUEST_SECONDS * 1000 - 100, `not before the request timeout: closed after ${elapsed} ms`);
-      expectErrorResponse(exchange.received(), 408, 'request_timeout');
-    });
-
-    it('a keep-alive client makes several requests on one connection, and an idle one is closed after the keep-alive timeout', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const exchange = await open(port);
-      let answered = 0;
-      for (let i = 0; i < 3; i += 1) {
-        exchange.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-        // Wait for this answer before the next request (no pipelining), with a pause within the keep-alive time.
-        while ((exchange.received().match(/HTTP\/1\.1 200 OK/g) ?? []).length <= i) await new Promise((r) => setTimeout(r, 20));
-        answered += 1;
-        await new Promise((r) => setTimeout(r, 300));
-      }
-      assert.equal(answered, 3);
-      assert.equal(exchange.socket.destroyed, false, 'the connection stayed open between requests');
-      assert.match(exchange.received(), /connection: keep-alive/i);
-      const sentAll = Date.now();
       await exchange.closed;
-      const idle = Date.now() - sentAll;
-      assert.ok(idle < KEEP_ALIVE_SECONDS * 1000 + SLACK_MS, `an idle keep-alive connection closed after ${idle} ms`);
+      expectErrorResponse(exchange.received(), 408, 'request_timeout');
     });
 
+    it(
+      'a client that sends its headers, then its body a byte at a time, is cut off at the request timeout',
+      { timeout: TEST_TIMEOUT_MS },
+      async () => {
+        const exchange = await open(port);
+        // Sign-in needs no key: the body is awaited by the JSON parser, which never gets all of it.
+        exchange.socket.write(
+          'POST /api/portal/v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"email":"',
+        );
+        // Each byte comes well within the headers timeout: only the whole request's limit can stop it.
+        dribble(exchange.socket, 200);
+        const elapsed = await exchange.closed;
+        // A lower bound (a loaded machine only makes it later): the request limit, not the headers limit, cut it off.
+        assert.ok(elapsed >= REQUEST_SECONDS * 1000 - 100, `not before the request timeout: closed after ${elapsed} ms`);
+        expectErrorResponse(exchange.received(), 408, 'request_timeout');
+      },
+    );
+
+    it(
+      'a keep-alive client makes several requests on one connection, and an idle one is closed after the keep-alive timeout',
+      { timeout: TEST_TIMEOUT_MS },
+      async () => {
+        const exchange = await open(port);
+        let answered = 0;
+        for (let i = 0; i < 3; i += 1) {
+          exchange.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+          // Wait for this answer before the next request (no pipelining), with a pause within the keep-alive time.
+          while ((exchange.received().match(/HTTP\/1\.1 200 OK/g) ?? []).length <= i) await new Promise((r) => setTimeout(r, 20));
+          answered += 1;
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        assert.equal(answered, 3);
+        assert.equal(exchange.socket.destroyed, false, 'the connection stayed open between requests');
+        assert.match(exchange.received(), /connection: keep-alive/i);
+        await exchange.closed; // by the server: the client sends nothing more
+        assert.equal((exchange.received().match(/HTTP\/1\.1 /g) ?? []).length, 3, 'closed without another answer');
+      },
+    );
   });
 
   describe(`the limits bound receiving a request, not handling it (${dialect})`, () => {

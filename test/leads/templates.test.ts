@@ -71,7 +71,19 @@ describe('template validation', () => {
   });
 
   it('reports every kind of mustache logic instead of running it', () => {
-    const logic = ['{{#companyName}}', '{{/companyName}}', '{{^companyName}}', '{{>partial}}', '{{{companyName}}}', '{{&companyName}}', '{{!a comment}}', '{{=<% %>=}}', '{{<parent}}', '{{$block}}', '{{ #companyName }}'];
+    const logic = [
+      '{{#companyName}}',
+      '{{/companyName}}',
+      '{{^companyName}}',
+      '{{>partial}}',
+      '{{{companyName}}}',
+      '{{&companyName}}',
+      '{{!a comment}}',
+      '{{=<% %>=}}',
+      '{{<parent}}',
+      '{{$block}}',
+      '{{ #companyName }}',
+    ];
     for (const tag of logic) {
       const problems = bodyProblems(`Hi ${tag} there`);
       assert.equal(problems.length, 1, tag);
@@ -92,7 +104,13 @@ describe('template validation', () => {
 
     // A tag must close on its own line, and a second {{ before }} leaves the first one unclosed.
     const split = bodyProblems('Hi {{firstName\n}} and {{ {{lastName}}');
-    assert.deepEqual(split.map((p) => [p.line, p.column]), [[1, 4], [2, 8]]);
+    assert.deepEqual(
+      split.map((p) => [p.line, p.column]),
+      [
+        [1, 4],
+        [2, 8],
+      ],
+    );
 
     const empty = bodyProblems('a {{}} b {{   }}');
     assert.equal(empty.length, 2);
@@ -119,7 +137,13 @@ describe('template validation', () => {
 
   it('reports problems in the subject separately from the body', () => {
     const problems = validateTemplate({ name: 'X', subject: 'For {{company}}', body: 'Hi {{firstname}}' });
-    assert.deepEqual(problems.map((p) => [p.field, p.column]), [['subject', 5], ['body', 4]]);
+    assert.deepEqual(
+      problems.map((p) => [p.field, p.column]),
+      [
+        ['subject', 5],
+        ['body', 4],
+      ],
+    );
     assert.match(problems[0]!.message, /Did you mean \{\{companyName\}\}/);
   });
 
@@ -129,7 +153,10 @@ describe('template validation', () => {
     assert.equal(long.length, 1);
     assert.match(long[0]!.message, /501 characters.*at most 500/);
     const multiline = validateTemplate({ name: 'X', subject: 'Hello\nthere', body: 'b' });
-    assert.deepEqual(multiline.map((p) => [p.field, p.line, p.column]), [['subject', 1, 6]]);
+    assert.deepEqual(
+      multiline.map((p) => [p.field, p.line, p.column]),
+      [['subject', 1, 6]],
+    );
     assert.match(multiline[0]!.message, /single line/);
   });
 
@@ -181,22 +208,20 @@ describe('template rendering', () => {
     assert.deepEqual(templateVariablesUsed('{{companyName}} {{ firstName }} {{companyName}} {{nope}}'), ['companyName', 'firstName']);
   });
 
-  it('renders a 20 KB template with a thousand variables quickly', () => {
+  it('renders a 20 KB template with a thousand variables, every one of them', () => {
     const unit = 'Dear {{firstName}} of {{companyName}}, ';
-    const text = unit.repeat(Math.floor(MAX_TEMPLATE_BYTES / unit.length));
+    const units = Math.floor(MAX_TEMPLATE_BYTES / unit.length);
+    const text = unit.repeat(units);
     assert.ok(Buffer.byteLength(text) <= MAX_TEMPLATE_BYTES);
     assert.deepEqual(bodyProblems(text), []);
-    const started = performance.now();
-    let out = '';
-    for (let i = 0; i < 20; i++) out = renderTemplate(text, VALUES);
-    const perRender = (performance.now() - started) / 20;
-    assert.ok(out.startsWith('Dear Ada of Analytical Engines, Dear Ada'));
-    assert.ok(!out.includes('{{'));
-    assert.ok(perRender < 20, `one render took ${perRender.toFixed(1)} ms`);
+    assert.equal(renderTemplate(text, VALUES), 'Dear Ada of Analytical Engines, '.repeat(units));
   });
 
-  it('stays linear on pathological input (a megabyte of braces parses in well under a second)', () => {
+  // Linear time is the one property here that only a clock can show. A megabyte takes tens of milliseconds (150 at
+  // most when this was written), a quadratic scan of it minutes: the bound of ten seconds is far from both.
+  it('stays linear on pathological input (a megabyte of braces, or of variables, in well under the bound)', () => {
     const inputs = [
+      'Dear {{firstName}} of {{companyName}}, '.repeat(25_000),
       '{{'.repeat(500_000),
       '{{{'.repeat(350_000),
       `{{${'a'.repeat(1_000_000)}`,
@@ -212,7 +237,7 @@ describe('template rendering', () => {
       renderTemplate(input, VALUES);
       validateTemplate({ name: 'x', subject: input.slice(0, 500), body: input.slice(0, MAX_TEMPLATE_BYTES) });
       const ms = performance.now() - started;
-      assert.ok(ms < 1000, `${input.slice(0, 12)}… took ${ms.toFixed(0)} ms`);
+      assert.ok(ms < 10_000, `${input.slice(0, 12)}… took ${ms.toFixed(0)} ms`);
     }
   });
 });

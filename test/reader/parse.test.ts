@@ -22,9 +22,8 @@ describe('parseFeed: safety', () => {
   it('does not expand entities (billion laughs)', () => {
     const lol = Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`).join('\n');
     const xml = `<?xml version="1.0"?>\n<!DOCTYPE rss [\n<!ENTITY lol0 "lol">\n${lol}\n]>\n${rss('<item><title>&lol9;</title><guid>1</guid></item>').replace(/^<\?xml[^>]*>\n/, '')}`;
-    const started = Date.now();
+    // Expanded, &lol9; would be 10⁹ "lol"s: the title shows that nothing was.
     const feed = parse(xml);
-    assert.ok(Date.now() - started < 1000);
     assert.equal(feed.entries.length, 1);
     assert.ok(feed.entries[0]!.title.length < 20, feed.entries[0]!.title);
     assert.doesNotMatch(feed.entries[0]!.title, /lollol/);
