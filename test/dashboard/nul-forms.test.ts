@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createPublication, DIALECTS, startApp, type TestApp } from '../helpers/app.js';
+import { appRoutes } from '../helpers/routes.js';
 import { expectPage, expectRedirect, PASSWORD, type PageClient, pageClient, signIn, signUp, uniqueEmail } from './helpers.js';
 
 /** Everything stored, table by table (on either database): a refused form must leave it as it was. */
@@ -10,21 +11,6 @@ async function snapshot(t: TestApp): Promise<string> {
   const rows: Record<string, unknown[]> = {};
   for (const name of tables) rows[name] = (await sql.raw(`select * from "${name}" order by 1`).execute(t.storage.db)).rows;
   return JSON.stringify(rows);
-}
-
-/** Every POST route of the app, as full paths, read from Fastify's own route tree. */
-function postRoutes(tree: string): string[] {
-  const paths: string[] = [];
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^([│ ]*)[├└]── (.*) \(POST\)$/.exec(line);
-    if (!match) continue;
-    const depth = match[1]!.length / 4;
-    stack.length = depth;
-    stack.push(match[2]!);
-    paths.push(stack.join('').replace(/\/\/$/, '/'));
-  }
-  return paths;
 }
 
 /** A 400 page saying which field holds the NUL (the generic refusal), or the form again with the field's error. */
@@ -67,14 +53,23 @@ for (const dialect of DIALECTS) {
       await newcomer.get('/sign-up');
       before = await snapshot(t);
       const email = uniqueEmail('nul');
-      expectRefused(expectPage(await newcomer.post('/sign-up', { name: 'Acme', email: `x\u0000${email}`, password: PASSWORD, password_confirmation: PASSWORD }), 400), 'email');
+      expectRefused(
+        expectPage(
+          await newcomer.post('/sign-up', { name: 'Acme', email: `x\u0000${email}`, password: PASSWORD, password_confirmation: PASSWORD }),
+          400,
+        ),
+        'email',
+      );
       await newcomer.get('/sign-up');
-      expectRefused(expectPage(await newcomer.post('/sign-up', { name: 'Ac\u0000me', email, password: PASSWORD, password_confirmation: PASSWORD }), 400), 'name');
+      expectRefused(
+        expectPage(await newcomer.post('/sign-up', { name: 'Ac\u0000me', email, password: PASSWORD, password_confirmation: PASSWORD }), 400),
+        'name',
+      );
       assert.equal(await snapshot(t), before, 'no account made');
       await signUp(newcomer, email);
     });
 
-    it('an API key\'s name: a 400 page naming it, no key made', async () => {
+    it("an API key's name: a 400 page naming it, no key made", async () => {
       await owner.get('/settings/api');
       const before = await snapshot(t);
       expectRefused(expectPage(await owner.post('/settings/api/keys', { name: 'ci\u0000' }), 400), 'name');
@@ -83,22 +78,41 @@ for (const dialect of DIALECTS) {
       expectPage(await owner.post('/settings/api/keys', { name: 'ci' }), 201);
     });
 
-    it('a client\'s email (creating one, or giving one a role): a 400 page naming it, nothing stored', async () => {
+    it("a client's email (creating one, or giving one a role): a 400 page naming it, nothing stored", async () => {
       await owner.get(`/publications/${appId}/clients`);
       const before = await snapshot(t);
       const client = { firstname: 'Ada', lastname: 'Lovelace', password: 'a client password', access_level: 'editor' };
       expectRefused(expectPage(await owner.post(`/publications/${appId}/clients`, { ...client, email: `ada\u0000@example.com` }), 400), 'email');
-      expectRefused(expectPage(await owner.post(`/publications/${appId}/clients`, { ...client, email: 'ada@example.com', firstname: 'A\u0000da' }), 400), 'firstname');
-      expectRefused(expectPage(await owner.post(`/publications/${appId}/clients/add`, { email: `ada\u0000@example.com`, access_level: 'editor' }), 400), 'email');
+      expectRefused(
+        expectPage(await owner.post(`/publications/${appId}/clients`, { ...client, email: 'ada@example.com', firstname: 'A\u0000da' }), 400),
+        'firstname',
+      );
+      expectRefused(
+        expectPage(await owner.post(`/publications/${appId}/clients/add`, { email: `ada\u0000@example.com`, access_level: 'editor' }), 400),
+        'email',
+      );
       assert.equal(await snapshot(t), before);
       await owner.get(`/publications/${appId}/clients`);
       expectRedirect(await owner.post(`/publications/${appId}/clients`, { ...client, email: 'ada@example.com' }), /clients\?notice=/);
     });
 
     it('every dashboard form refuses a NUL in any field, before anything changes', async () => {
-      const routes = postRoutes(t.app.printRoutes({ commonPrefix: false, method: 'POST' })).filter((path) => !path.startsWith('/api/') && !path.endsWith('*'));
+      const routes = appRoutes(t.app, 'POST').filter((path) => !path.startsWith('/api/') && !path.endsWith('*'));
       assert.ok(routes.length >= 19, routes.join(', '));
-      const fields = ['name', 'email', 'password', 'current_password', 'new_password', 'url', 'role', 'firstName', 'lastName', 'subject', 'body', 'title'];
+      const fields = [
+        'name',
+        'email',
+        'password',
+        'current_password',
+        'new_password',
+        'url',
+        'role',
+        'firstName',
+        'lastName',
+        'subject',
+        'body',
+        'title',
+      ];
       // A template of the account's, so that its editor (which checks its fields itself) reaches them.
       await owner.get('/templates/new');
       const created = await owner.post('/templates', { name: 'Intro', subject: '', body: 'Hi {{firstName}}' });

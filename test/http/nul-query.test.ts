@@ -2,21 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { client, createOwner, createPublication, DIALECTS, expectError, startApp, type TestApp } from '../helpers/app.js';
 import { PORTAL } from '../helpers/portal.js';
-
-/** Every GET route of the app, as full paths, read from Fastify's own route tree. */
-function getRoutes(tree: string): string[] {
-  const paths: string[] = [];
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^([│ ]*)[├└]── (.*) \((?:GET|GET, HEAD|HEAD, GET)\)$/.exec(line);
-    if (!match) continue;
-    const depth = match[1]!.length / 4;
-    stack.length = depth;
-    stack.push(match[2]!);
-    paths.push(stack.join('').replace(/\/\/$/, '/'));
-  }
-  return paths;
-}
+import { appRoutes } from '../helpers/routes.js';
 
 for (const dialect of DIALECTS) {
   describe(`a NUL character in a query string (${dialect})`, () => {
@@ -32,7 +18,7 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     it('is a 400 naming the parameter, for every query parameter of every GET route with a querystring schema', async () => {
-      const routes = getRoutes(t.app.printRoutes({ commonPrefix: false, method: 'GET' }));
+      const routes = appRoutes(t.app, 'GET');
       // The parameters each route declares, from its querystring schema (the OpenAPI document is built from them).
       const doc = (await api.get('/openapi.json')).body as { paths: Record<string, { get?: { parameters?: { in: string; name: string }[] } }> };
       const declared = new Map<string, string[]>();
@@ -63,9 +49,9 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('is a 400 on every other GET route too, declared parameter or not (the dashboard\'s pages answer a page)', async () => {
-      const routes = getRoutes(t.app.printRoutes({ commonPrefix: false, method: 'GET' }));
-      assert.ok(routes.length > 20, `routes read from the tree: ${routes.join(', ')}`);
+    it("is a 400 on every other GET route too, declared parameter or not (the dashboard's pages answer a page)", async () => {
+      const routes = appRoutes(t.app, 'GET');
+      assert.ok(routes.length > 20, `routes read from Fastify: ${routes.join(', ')}`);
       for (const route of routes) {
         const path = route.replace(':app_id', appId).replace(/:\w+/g, '1').replace('*', 'x');
         for (const query of ['filter=a%00b', 'next=%00', 'a%00b=1', 'list=a&list=b%00']) {
@@ -80,7 +66,11 @@ for (const dialect of DIALECTS) {
         expectError(await api.get(url), 400, 'validation_failed');
       }
       // %2500 is the three characters "%00"; an escaped backslash-u is text too.
-      for (const url of [`${PORTAL}/clients/?filter=%2500`, `${PORTAL}/clients/page/1?filter=%5Cu0000`, `${PORTAL}/articles/${appId}?filter=a%2500b`]) {
+      for (const url of [
+        `${PORTAL}/clients/?filter=%2500`,
+        `${PORTAL}/clients/page/1?filter=%5Cu0000`,
+        `${PORTAL}/articles/${appId}?filter=a%2500b`,
+      ]) {
         const response = await api.get(url);
         assert.equal(response.status, 200, `${url}: ${response.raw.slice(0, 200)}`);
       }
