@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import type { PlanLimits, PlanName } from '../config.js';
 import { AppError } from '../errors.js';
@@ -13,30 +12,42 @@ export interface PlanRateLimitOptions {
   keyPrefix: string;
 }
 
-type Counted = { current: number; ttl: number };
-type Callback = (error: Error | null, result?: Counted) => void;
-/** The store interface of @fastify/rate-limit (its RedisStore and LocalStore have `read` too). */
-interface RateStore {
-  incr(key: string, callback: Callback, timeWindow: number, max: number): void;
-  read(key: string, callback: Callback, timeWindow: number, max: number): void;
-  child(routeOptions: unknown): RateStore;
+/** A request counted: the count in the current window, and the milliseconds left of that window. */
+interface Counted {
+  current: number;
+  ttl: number;
 }
 
-// The plugin's own two stores (CommonJS, no exports map): the Redis one, and the in-memory one it uses without Redis.
-const require = createRequire(import.meta.url);
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => RateStore;
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => RateStore;
+// The plugin's public `store` option takes any counter; this one is built on ioredis and a Map alone, not on the
+// plugin's own store files (not exported). Both count as the plugin's stores do: a fixed window that the first
+// request starts, its count reset when it ends.
+
+/** INCR, starting the window on the first request (a key left without one gets one too). */
+const INCREMENT_LUA = `
+local current = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if current == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}`;
+const INCREMENT_COMMAND = 'mastheadRateLimitIncrement';
+
+type CountingRedis = Redis & { [INCREMENT_COMMAND](key: string, timeWindow: number): Promise<[number, number]> };
 
 /**
- * Whether Redis is worth asking: not after a command failed or the connection closed, until it is ready again. While
- * it is not, requests are counted in memory at once rather than waiting for a Redis that is down.
+ * Counts in Redis while it is worth asking: not after a command failed or the connection closed, until it is ready
+ * again. While it is not, the store counts in memory at once rather than waiting for a Redis that is down.
  */
-class RedisHealth {
+class RedisCounter {
   private down = false;
+  private readonly redis: CountingRedis;
 
-  constructor(private readonly redis: Redis) {
+  constructor(redis: Redis) {
+    redis.defineCommand(INCREMENT_COMMAND, { numberOfKeys: 1, lua: INCREMENT_LUA });
     redis.on('ready', () => (this.down = false));
     redis.on('close', () => (this.down = true));
+    this.redis = redis as CountingRedis;
   }
 
   usable(): boolean {
@@ -44,49 +55,63 @@ class RedisHealth {
     return !this.down && status !== 'close' && status !== 'reconnecting' && status !== 'end';
   }
 
-  failed(): void {
-    this.down = true;
+  async increment(key: string, timeWindow: number): Promise<Counted> {
+    try {
+      const [current, ttl] = await this.redis[INCREMENT_COMMAND](key, timeWindow);
+      return { current, ttl };
+    } catch (error) {
+      this.down = true;
+      throw error;
+    }
   }
 }
 
-const healthOf = new WeakMap<Redis, RedisHealth>();
+const redisCounters = new WeakMap<Redis, RedisCounter>();
+
+/** Counts in this process's memory. Windows that have ended are dropped once a window's time has passed. */
+class MemoryCounter {
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  private nextSweep = 0;
+
+  increment(key: string, timeWindow: number): Counted {
+    const now = Date.now();
+    if (now >= this.nextSweep) {
+      for (const [counted, window] of this.windows) if (window.endsAt <= now) this.windows.delete(counted);
+      this.nextSweep = now + timeWindow;
+    }
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) {
+      window = { count: 0, endsAt: now + timeWindow };
+      this.windows.set(key, window);
+    }
+    window.count += 1;
+    return { current: window.count, ttl: window.endsAt - now };
+  }
+}
 
 /** Counts in Redis while it answers, else in this process's memory: limits hold across instances, or per process. */
-class SharedOrLocalStore implements RateStore {
+class SharedOrLocalStore implements FastifyRateLimitStore {
   constructor(
-    private readonly shared: RateStore,
-    private readonly local: RateStore,
-    private readonly health: RedisHealth,
+    private readonly local: MemoryCounter,
+    private readonly shared: { counter: RedisCounter; keyPrefix: string } | undefined,
   ) {}
 
-  incr(key: string, callback: Callback, timeWindow: number, max: number): void {
-    this.either('incr', key, callback, timeWindow, max);
-  }
-
-  read(key: string, callback: Callback, timeWindow: number, max: number): void {
-    this.either('read', key, callback, timeWindow, max);
-  }
-
-  child(routeOptions: unknown): RateStore {
-    return new SharedOrLocalStore(this.shared.child(routeOptions), this.local.child(routeOptions), this.health);
-  }
-
-  private either(method: 'incr' | 'read', key: string, callback: Callback, timeWindow: number, max: number): void {
-    if (!this.health.usable()) return this.local[method](key, callback, timeWindow, max);
-    this.shared[method](
-      key,
-      (error, result) => {
-        if (!error) return callback(null, result);
-        this.health.failed();
-        this.local[method](key, callback, timeWindow, max);
-      },
-      timeWindow,
-      max,
+  incr(key: string, callback: (error: Error | null, result?: Counted) => void, timeWindow: number): void {
+    const { shared, local } = this;
+    if (!shared?.counter.usable()) return callback(null, local.increment(key, timeWindow));
+    shared.counter.increment(`${shared.keyPrefix}${key}`, timeWindow).then(
+      (counted) => callback(null, counted),
+      () => callback(null, local.increment(key, timeWindow)),
     );
+  }
+
+  /** No route sets a rate limit of its own: every registration and route spends the one count per account. */
+  child(): FastifyRateLimitStore {
+    return this;
   }
 }
 
-const storesByOptions = new WeakMap<PlanRateLimitOptions, RateStore>();
+const storesByOptions = new WeakMap<PlanRateLimitOptions, SharedOrLocalStore>();
 
 /**
  * The `store` option for @fastify/rate-limit from the plan settings: one count per account, whichever registration
@@ -97,23 +122,26 @@ const storesByOptions = new WeakMap<PlanRateLimitOptions, RateStore>();
 export function planRateLimitStore(options: PlanRateLimitOptions): { store: FastifyRateLimitStoreCtor } {
   let store = storesByOptions.get(options);
   if (!store) {
-    const local = new LocalStore(false, false);
     const { redis } = options;
+    let shared: { counter: RedisCounter; keyPrefix: string } | undefined;
     if (redis) {
-      let health = healthOf.get(redis);
-      if (!health) {
-        health = new RedisHealth(redis);
-        healthOf.set(redis, health);
+      let counter = redisCounters.get(redis);
+      if (!counter) {
+        counter = new RedisCounter(redis);
+        redisCounters.set(redis, counter);
       }
-      store = new SharedOrLocalStore(new RedisStore(false, false, redis, `${options.keyPrefix}rate:`), local, health);
-    } else {
-      store = local;
+      shared = { counter, keyPrefix: `${options.keyPrefix}rate:` };
     }
+    store = new SharedOrLocalStore(new MemoryCounter(), shared);
     storesByOptions.set(options, store);
   }
-  const shared = store;
+  const planStore = store;
   // The plugin calls `new Store(params)`; a constructor that returns an object gives that object.
-  return { store: function SharedPlanStore() { return shared; } as unknown as FastifyRateLimitStoreCtor };
+  return {
+    store: function SharedPlanStore() {
+      return planStore;
+    } as unknown as FastifyRateLimitStoreCtor,
+  };
 }
 
 /**
