@@ -169,7 +169,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   app.addHook('onReady', async () => leadDomain.start());
   // Registered after the infrastructure's hook, so run before it: running jobs finish with their connections open.
   app.addHook('onClose', () => leadDomain.stop());
-  // One object for the API and the dashboard's try-it form: they spend one count per account (http/rate-limit.ts).
+  // One object for the API and the dashboard's try-it form: they spend one count per account (leads/rate-limit.ts).
   const leadRateLimit = { plans: config.leads.plans, redis, keyPrefix: config.leads.redisKeyPrefix };
   await app.register(leadRoutes, {
     prefix: '/api/client',

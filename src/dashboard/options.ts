@@ -1,6 +1,6 @@
 import type { AccountService } from '../accounts/service.js';
 import type { SessionService } from '../accounts/sessions.js';
-import type { PlanRateLimitOptions } from '../http/rate-limit.js';
+import type { PlanRateLimitOptions } from '../leads/rate-limit.js';
 import type { LeadService } from '../leads/service.js';
 import type { TemplateService } from '../leads/templates/service.js';
 import type { ArticleService } from '../portal/articles/service.js';

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 
 /**
  * The Redis client of `REDIS_URL`, shared by whatever counts across instances (the lead API's rate limits). A command
- * Redis does not answer within a second fails, and the rate limit counts in memory instead (http/rate-limit.ts).
+ * Redis does not answer within a second fails, and the rate limit counts in memory instead (leads/rate-limit.ts).
  * Close it with `disconnect()`, not `quit()`: quit would wait for a Redis that may be down.
  */
 export function connectRedis(url: string, log: FastifyBaseLogger): Redis {

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AccountService } from '../accounts/service.js';
 import { principalOf, requireApiKey } from '../accounts/api-key-hook.js';
-import { type PlanRateLimitOptions, registerPlanRateLimit } from '../http/rate-limit.js';
+import { type PlanRateLimitOptions, registerPlanRateLimit } from './rate-limit.js';
 import { errorResponses } from '../http/schemas.js';
 import type { IdempotencyStore, StoredResponse } from './idempotency/store.js';
 import {

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
-import { planRateLimitStore } from '../../http/rate-limit.js';
+import { planRateLimitStore } from '../../leads/rate-limit.js';
 import { JobParams, ProcessLeadBody } from '../../leads/schemas.js';
 import type { JobView } from '../../leads/service.js';
 import {

@@ -1,4 +1,4 @@
-// The plan rate limit's store (http/rate-limit.ts), on its own: fixed windows that the first request starts, counted
+// The plan rate limit's store (leads/rate-limit.ts), on its own: fixed windows that the first request starts, counted
 // in memory or in Redis, as @fastify/rate-limit's own stores count. The routes' limits are tested in leads/rate-limit.
 
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRateLimitOptions, FastifyRateLimitStore } from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
-import { type PlanRateLimitOptions, planRateLimitStore } from '../../src/http/rate-limit.js';
+import { type PlanRateLimitOptions, planRateLimitStore } from '../../src/leads/rate-limit.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const WINDOW_MS = 60_000;
@@ -69,6 +69,24 @@ describe('the plan rate limit store in Redis', { skip: REDIS_URL ? false : 'TEST
     assert.equal(await inspect.get(`${keyPrefix}rate:account:1`), '2');
     const pttl = await inspect.pttl(`${keyPrefix}rate:account:1`);
     assert.ok(pttl > 0 && pttl <= WINDOW_MS, String(pttl));
+  });
+
+  it('counts in memory for a few seconds after a command fails on a connection that stays up, then in Redis again', async (t) => {
+    const keyPrefix = `masthead-test-${randomBytes(6).toString('hex')}:`;
+    const redis = connect();
+    const store = storeOf({ plans, redis, keyPrefix });
+    assert.equal((await count(store, 'account:1')).current, 1);
+    // A command that fails while the connection stays up (here: the key holds text, so INCR refuses it).
+    const inspect = connect();
+    await inspect.set(`${keyPrefix}rate:account:1`, 'not a number');
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    assert.deepEqual(await count(store, 'account:1'), { current: 1, ttl: WINDOW_MS }, 'counted in memory');
+    assert.equal((await count(store, 'account:1')).current, 2, 'still in memory: Redis is not asked again at once');
+    assert.equal(await inspect.get(`${keyPrefix}rate:account:1`), 'not a number');
+    await inspect.del(`${keyPrefix}rate:account:1`);
+    t.mock.timers.tick(5_000);
+    assert.equal((await count(store, 'account:1')).current, 1, 'in Redis again');
+    assert.equal(await inspect.get(`${keyPrefix}rate:account:1`), '1');
   });
 
   it('starts afresh when the window ends', async () => {

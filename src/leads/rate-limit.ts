@@ -35,12 +35,17 @@ const INCREMENT_COMMAND = 'mastheadRateLimitIncrement';
 
 type CountingRedis = Redis & { [INCREMENT_COMMAND](key: string, timeWindow: number): Promise<[number, number]> };
 
+/** After a failed command on a connection that stays up (a timeout under load), Redis is asked again this much later. */
+const RETRY_REDIS_AFTER_MS = 5_000;
+
 /**
- * Counts in Redis while it is worth asking: not after a command failed or the connection closed, until it is ready
- * again. While it is not, the store counts in memory at once rather than waiting for a Redis that is down.
+ * Counts in Redis while it is worth asking: not after the connection closed, until it is ready again, and not for a
+ * few seconds after a command failed. Meanwhile the store counts in memory at once rather than waiting for a Redis
+ * that is down.
  */
 class RedisCounter {
   private down = false;
+  private failedAt = 0;
   private readonly redis: CountingRedis;
 
   constructor(redis: Redis) {
@@ -52,7 +57,7 @@ class RedisCounter {
 
   usable(): boolean {
     const status = this.redis.status;
-    return !this.down && status !== 'close' && status !== 'reconnecting' && status !== 'end';
+    return !this.down && Date.now() - this.failedAt >= RETRY_REDIS_AFTER_MS && status !== 'close' && status !== 'reconnecting' && status !== 'end';
   }
 
   async increment(key: string, timeWindow: number): Promise<Counted> {
@@ -60,7 +65,7 @@ class RedisCounter {
       const [current, ttl] = await this.redis[INCREMENT_COMMAND](key, timeWindow);
       return { current, ttl };
     } catch (error) {
-      this.down = true;
+      this.failedAt = Date.now();
       throw error;
     }
   }
