@@ -8,32 +8,10 @@ import { type Dialect, openStorage, type Storage } from '../../src/db/connection
 import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.js';
 import { client, createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/app.js';
 import { PORTAL } from '../helpers/portal.js';
+import { ALL_TABLES as TABLES } from '../helpers/schema.js';
 
 // 009 rebuilds SQLite's tables with AUTOINCREMENT (ids never reused); on PostgreSQL it does nothing. A database made
 // by the migrations before it, holding data, keeps every row, id, relation, index, trigger and the search index.
-
-const TABLES = [
-  'accounts',
-  'users',
-  'api_keys',
-  'publications',
-  'categories',
-  'issues',
-  'articles',
-  'article_categories',
-  'article_counts',
-  'roles',
-  'audit_log',
-  'sign_in_failures',
-  'rss_feeds',
-  'rss_feed_categories',
-  'feed_entries',
-  'lead_templates',
-  'lead_jobs',
-  'company_profiles',
-  'idempotency_keys',
-  'lead_usage',
-];
 
 /** Every row of every table, in a stable order. */
 async function snapshot(db: Kysely<any>): Promise<Record<string, unknown[]>> {

@@ -9,42 +9,7 @@ import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/app.js';
-
-const ALL_MIGRATIONS = [
-  '001_initial',
-  '002_clients',
-  '003_feeds',
-  '004_feed_schedule',
-  '005_leads',
-  '006_feed_entry_keys',
-  '007_lead_fixes',
-  '008_search_unaccent',
-  '009_ids_never_reused',
-  '010_feed_url_unique',
-];
-
-const TABLES = [
-  'accounts',
-  'users',
-  'api_keys',
-  'publications',
-  'categories',
-  'issues',
-  'articles',
-  'article_categories',
-  'article_counts',
-  'roles',
-  'audit_log',
-  'sign_in_failures',
-  'rss_feeds',
-  'rss_feed_categories',
-  'feed_entries',
-  'lead_templates',
-  'lead_jobs',
-  'company_profiles',
-  'idempotency_keys',
-  'lead_usage',
-];
+import { ALL_MIGRATIONS, ALL_TABLES as TABLES } from '../helpers/schema.js';
 
 /** Rows in a table of the storage's own schema; throws when the table does not exist. */
 async function countRows(storage: Storage, table: string): Promise<number> {
