@@ -196,10 +196,13 @@ export function badge(status: string): SafeHtml {
   return html`<span class="badge ${status}">${status}</span>`;
 }
 
-/** `2026-01-31T12:00:00.000Z` as `2026-01-31 12:00 UTC`; empty as a dash. */
-export function when(iso: string | null | undefined): string {
+/**
+ * `2026-01-31T12:00:05.123Z` as `2026-01-31 12:00 UTC` (or `2026-01-31 12:00:05 UTC` to the second, for a job's
+ * steps, which are seconds apart); empty as a dash.
+ */
+export function when(iso: string | null | undefined, precision: 'minutes' | 'seconds' = 'minutes'): string {
   if (!iso) return '—';
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, precision === 'seconds' ? 19 : 16)} UTC`;
 }
 
 export function table(headers: readonly string[], rows: readonly HtmlValue[], caption?: string): SafeHtml {

@@ -44,11 +44,6 @@ const STATUS_TEXT: Record<JobView['status'], string> = {
 
 const jobPath = (id: string) => `/leads/jobs/${id}`;
 
-/** `2026-01-31T12:00:05.123Z` as `2026-01-31 12:00:05 UTC`: a job's steps are seconds apart. */
-function timeOf(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-}
-
 function leadTabs(current: 'try' | 'jobs'): SafeHtml {
   const tabs = [
     { key: 'try', label: 'Try it', href: '/leads' },
@@ -247,7 +242,7 @@ ${liveRegion(
 <dt>Job id</dt><dd class="mono">${job.id}</dd>
 </dl>
 <h3>Steps</h3>
-<ol class="steps">${job.transitions.map((step) => html`<li>${badge(step.status)} <time datetime="${step.at}">${timeOf(step.at)}</time></li>`)}</ol>
+<ol class="steps">${job.transitions.map((step) => html`<li>${badge(step.status)} <time datetime="${step.at}">${when(step.at, 'seconds')}</time></li>`)}</ol>
 </section>
 ${
   job.email_subject !== null && job.email_body !== null && !running

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppIdParams } from '../../http/schemas.js';
+import { truncate } from '../../content/text.js';
 import { pageNumber, queryText } from '../forms.js';
 import { html } from '../html.js';
 import { notice, pager, table, when } from '../layout.js';
@@ -95,8 +96,4 @@ ${
 ${pager(page, pages, result.total, href)}`,
     });
   });
-}
-
-function truncate(text: string, length: number): string {
-  return text.length <= length ? text : `${text.slice(0, length - 1)}…`;
 }
