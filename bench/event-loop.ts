@@ -244,6 +244,24 @@ async function expectJson<T>(answer: Promise<Answer>, status: number, what: stri
   return JSON.parse(body.toString('utf8')) as T;
 }
 
+/** Warms the feed paths with a small feed of its own (created and synchronized), outside the measured window. */
+async function warmFeed(ctx: Context, server: Server): Promise<void> {
+  ctx.warmups += 1;
+  const feed = await expectJson<{ id: number }>(
+    send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}`, {
+      key: ctx.ownerKey,
+      body: { url: `${ctx.feedOrigin}/small.xml?warm=${ctx.warmups}` },
+    }),
+    201,
+    'warm-up feed create',
+  );
+  await expectJson(
+    send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}/${feed.id}/synchronize`, { key: ctx.ownerKey, body: {} }),
+    200,
+    'warm-up synchronize',
+  );
+}
+
 function errorCode(body: Buffer): string {
   try {
     return (JSON.parse(body.toString('utf8')) as { error?: string }).error ?? '';
@@ -463,20 +481,7 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
       key: 'feed-create',
       label: `RSS feed create (fetch + read, ${FEED_ENTRIES.toLocaleString('en-US')} x 15 KB, ${mb(inputs.feedBytes)})`,
       async warm(ctx, server) {
-        ctx.warmups += 1;
-        const feed = await expectJson<{ id: number }>(
-          send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}`, {
-            key: ctx.ownerKey,
-            body: { url: `${ctx.feedOrigin}/small.xml?warm=${ctx.warmups}` },
-          }),
-          201,
-          'warm-up feed create',
-        );
-        await expectJson(
-          send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}/${feed.id}/synchronize`, { key: ctx.ownerKey, body: {} }),
-          200,
-          'warm-up synchronize',
-        );
+        await warmFeed(ctx, server);
       },
       async run(ctx, server) {
         const answer = await send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.feedAppId}`, {
@@ -492,20 +497,7 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
       label: `RSS feed synchronize (import ${FEED_ENTRIES.toLocaleString('en-US')} entries)`,
       async warm(ctx, server) {
         if (ctx.feedId === undefined) throw new Error('the feed was not created');
-        ctx.warmups += 1;
-        const feed = await expectJson<{ id: number }>(
-          send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}`, {
-            key: ctx.ownerKey,
-            body: { url: `${ctx.feedOrigin}/small.xml?warm=${ctx.warmups}` },
-          }),
-          201,
-          'warm-up feed create',
-        );
-        await expectJson(
-          send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.warmAppId}/${feed.id}/synchronize`, { key: ctx.ownerKey, body: {} }),
-          200,
-          'warm-up synchronize',
-        );
+        await warmFeed(ctx, server);
       },
       async run(ctx, server) {
         const answer = await send(server.port, 'POST', `${PORTAL}/rss_feeds/${ctx.feedAppId}/${ctx.feedId}/synchronize`, {

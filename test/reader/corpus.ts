@@ -14,6 +14,20 @@ export const FIXTURES = fileURLToPath(new URL('../fixtures/feeds', import.meta.u
  */
 export const CORPUS = process.env.FEED_CORPUS || FIXTURES;
 /** The URL the corpus files are read as if served from. */
+/** What no cleaned article's HTML may carry: scripts, event handlers, dangerous URLs, forms, plugins, styles. */
+export const DANGEROUS_HTML = [
+  /<script/i,
+  /\son[a-z]+\s*=/i,
+  /(?:javascript|vbscript|data):/i,
+  /<form/i,
+  /<object/i,
+  /<embed/i,
+  /<applet/i,
+  /<meta/i,
+  /<style/i,
+  /style\s*=/i,
+];
+
 export const CORPUS_URL = 'http://127.0.0.1:8097/tests/feed.xml';
 
 export function feedFiles(dir: string): string[] {
