@@ -2,7 +2,7 @@
 // share the machine with whatever else runs on it, and a busy neighbour quietly spoils the numbers.
 // Linux only (reads /proc); elsewhere the share is unknown (NaN).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 /** Linux reports process times in clock ticks; USER_HZ is 100 on every common configuration. */
@@ -15,13 +15,30 @@ export interface CpuSample {
   ours: number;
 }
 
-export function sampleCpu(childPids: number[]): CpuSample {
+/**
+ * `serviceCommand` names processes that work for the benchmark too (`postgres`: the database server's backends
+ * answer the server's queries), counted as ours rather than as a neighbour's.
+ */
+export function sampleCpu(childPids: number[], serviceCommand?: string): CpuSample {
   let busy = 0;
   for (const cpu of cpus()) busy += cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq;
   const self = process.cpuUsage();
   let ours = (self.user + self.system) / 1000;
-  for (const pid of childPids) ours += processMs(pid);
+  for (const pid of [...childPids, ...(serviceCommand ? pidsOf(serviceCommand) : [])]) ours += processMs(pid);
   return { busy, ours };
+}
+
+function pidsOf(command: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command) pids.push(Number(entry));
+    } catch {
+      // It exited meanwhile.
+    }
+  }
+  return pids;
 }
 
 /** The share (0..1) of all CPU time between two samples that went to other processes. */

@@ -33,14 +33,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import pg from 'pg';
 import { type EventLoopDelayReading, ROOT, type Server, askServer, startServer, stopServer } from './children.js';
 import { othersShare, sampleCpu } from './cpu.js';
+import { benchPostgres, inSchema, withClient } from './postgres.js';
 import { fixed, table } from './report.js';
 
 const GOAL_MS = 100;
 const PROBE_INTERVAL_MS = 100;
-const DEFAULT_POSTGRES_URL = 'postgres://root@127.0.0.1:5432/test';
 const IMPORT_ARTICLES = 30;
 /** Characters of html per imported article: the API's limit (1,000,000 characters). */
 const ARTICLE_HTML_CHARS = 1_000_000;
@@ -368,41 +367,16 @@ async function databases(): Promise<{ list: (() => Promise<Database>)[]; note?: 
       },
     };
   };
-  const explicit = process.env.BENCH_POSTGRES_URL;
-  const base = explicit || DEFAULT_POSTGRES_URL;
-  const reachable = await (async () => {
-    const client = new pg.Client({ connectionString: base, connectionTimeoutMillis: 3_000 });
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return undefined;
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
-  if (reachable !== undefined) {
-    if (explicit) throw new Error(`BENCH_POSTGRES_URL does not answer: ${reachable}`);
-    return { list: [sqlite], note: `PostgreSQL skipped: ${DEFAULT_POSTGRES_URL} does not answer (${reachable}); set BENCH_POSTGRES_URL` };
-  }
+  const found = await benchPostgres();
+  if (found.url === undefined) return { list: [sqlite], note: found.note };
+  const base = found.url;
   const postgres = async (): Promise<Database> => {
     const schema = `bench_eld_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const url = new URL(base);
-    url.searchParams.set('options', `-c search_path=${schema}`);
+    await withClient(base, (client) => client.query(`create schema ${schema}`));
     return {
       dialect: 'postgres',
-      url: url.toString(),
-      async drop() {
-        const client = new pg.Client({ connectionString: base });
-        await client.connect();
-        await client.query(`drop schema ${schema} cascade`);
-        await client.end();
-      },
+      url: inSchema(base, schema),
+      drop: () => withClient(base, async (client) => void (await client.query(`drop schema ${schema} cascade`))),
     };
   };
   return { list: [sqlite, postgres] };

@@ -1,13 +1,15 @@
-// `npm run bench`: the Articles API on SQLite with 100,000 articles, against a bare Fastify route, same run.
+// `npm run bench`: the Articles API with 100,000 articles on SQLite and on PostgreSQL, side by side, each against a
+// bare Fastify route measured in the same run, at 10 and at 50 connections.
 //
-// Seeds (or reuses) .bench/articles-*.sqlite, starts the real Masthead server and a bare Fastify server in child
-// processes on 127.0.0.1, runs each scenario with autocannon from this process (a short warm-up first), prints a
-// table and the issue's targets. Exit code 1 when a row is invalid (non-2xx responses, socket errors) or anything
+// Seeds (or reuses) .bench/articles-*.sqlite and the PostgreSQL schema masthead_bench (bench/seed.ts; PostgreSQL from
+// BENCH_POSTGRES_URL or the local server, bench/postgres.ts), starts the real Masthead server on each and a bare
+// Fastify server in child processes on 127.0.0.1, runs each scenario with autocannon from this process (a short
+// warm-up first), prints one table and the goals. Exit code 1 when a row is invalid (non-2xx responses, socket errors) or anything
 // fails; missed targets are reported, not an error. The seed is kept in .bench/ and reused while its version key
 // (seed format and migrations) matches; articles a run creates are removed afterwards. "other CPU" is the share of
 // the machine other processes took during a row: anything above a few percent means run again.
 //
-// Settings (environment): BENCH_DURATION seconds per scenario (10), BENCH_WARMUP seconds (2), BENCH_CONNECTIONS (10),
+// Settings (environment): BENCH_DURATION seconds per scenario (10), BENCH_WARMUP seconds (2), BENCH_CONNECTIONS (10,50),
 // BENCH_ONLY=get,deep,... to run some scenarios (the bare route always runs; `feeds` names the feed rows of
 // bench/feeds.ts, `leads` the lead API rows of bench/leads.ts, `dashboard` the page loads of bench/dashboard.ts and
 // `event-loop` the event-loop delay rows of bench/event-loop.ts, which run after the articles table in that order;
@@ -15,8 +17,7 @@
 // BENCH_NODE_ARGS extra node flags for the servers (e.g. "--cpu-prof --cpu-prof-dir=.bench/prof").
 
 import { cpus } from 'node:os';
-import { relative } from 'node:path';
-import { ROOT, type Server, killAll, startServer, stopServer } from './children.js';
+import { type Server, killAll, startServer, stopServer } from './children.js';
 import { othersShare, sampleCpu } from './cpu.js';
 import { runDashboardBench } from './dashboard.js';
 import { runEventLoopBench } from './event-loop.js';
@@ -24,11 +25,16 @@ import { runFeedBench } from './feeds.js';
 import { runLeadBench } from './leads.js';
 import { type LoadOptions, type LoadRequest, type Measurement, measure } from './load.js';
 import { fixed, table, thousands } from './report.js';
-import { ARTICLES, FILTER_WORD, type Seed, prepareSeed, trimToSeed } from './seed.js';
+import { benchPostgres } from './postgres.js';
+import { ARTICLES, FILTER_WORD, type Seed, preparePostgresSeed, prepareSqliteSeed, trimToSeed } from './seed.js';
 
 const DURATION = positiveNumber('BENCH_DURATION', 10);
 const WARMUP = nonNegativeNumber('BENCH_WARMUP', 2);
-const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 10);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '10,50').split(',').map((text) => {
+  const value = Number(text.trim());
+  if (!Number.isInteger(value) || value < 1) usage(`BENCH_CONNECTIONS must be whole numbers of 1 or more, got "${text}"`);
+  return value;
+});
 /**
  * Distinct requests each connection cycles through: random article ids (every connection walks the same list, so
  * a row may be read by several connections in a row; the whole file sits in the OS page cache anyway), and titles
@@ -61,6 +67,8 @@ interface Scenario {
 }
 
 interface Row {
+  dialect: Seed['dialect'];
+  connections: number;
   scenario: Scenario;
   result: Measurement;
   invalid: string | undefined;
@@ -82,16 +90,16 @@ function scenarios(seed: Seed): Scenario[] {
     },
     {
       key: 'page',
-      label: 'page 1 (per_page=20)',
+      label: 'page 2 (per_page=20)',
       server: 'masthead',
-      requests: [{ path: `${base}/page/1?per_page=20` }],
+      requests: [{ path: `${base}/page/2?per_page=20` }],
       check: (_status, body) => expectRecords(body, 20),
     },
     {
       key: 'deep',
-      label: 'page 2,000 (per_page=20)',
+      label: 'deep page 2,001 (offset 40,000)',
       server: 'masthead',
-      requests: [{ path: `${base}/page/2000?per_page=20` }],
+      requests: [{ path: `${base}/page/2001?per_page=20` }],
       check: (_status, body) => expectRecords(body, 20),
     },
     {
@@ -118,55 +126,68 @@ function scenarios(seed: Seed): Scenario[] {
 
 async function main(): Promise<number> {
   console.log(
-    `Masthead benchmark: ${ARTICLES.toLocaleString('en-US')} articles on SQLite, ${DURATION} s per scenario ` +
-      `(+${WARMUP} s warm-up), ${CONNECTIONS} connections, node ${process.version}, ${cpus().length} CPU ` +
-      `(${cpus()[0]?.model.trim() ?? 'unknown'})`,
+    `Masthead benchmark: ${ARTICLES.toLocaleString('en-US')} articles, ${DURATION} s per scenario (+${WARMUP} s warm-up), ` +
+      `${CONNECTIONS.join(' and ')} connections, node ${process.version}, ${cpus().length} CPU (${cpus()[0]?.model.trim() ?? 'unknown'})`,
   );
   const busy = await machineBusy();
   if (busy > 0.15) console.log(`warning: the machine is ${Math.round(100 * busy)}% busy before the run: the numbers will be noisy`);
-  const seed = await prepareSeed();
-  console.log(
-    `seed: ${seed.reused ? 'reused' : 'created'} ${relative(ROOT, seed.databasePath)} ` +
-      `(${ARTICLES.toLocaleString('en-US')} articles) in ${seed.seconds.toFixed(1)} s`,
-  );
+  const postgres = await benchPostgres();
+  if (postgres.url === undefined) console.log(postgres.note);
+  const seeds: Seed[] = [await prepareSqliteSeed()];
+  if (postgres.url !== undefined) seeds.push(await preparePostgresSeed(postgres.url));
+  for (const seed of seeds) {
+    console.log(
+      `seed: ${seed.reused ? 'reused' : 'created'} ${seed.where} (${ARTICLES.toLocaleString('en-US')} articles) in ${seed.seconds.toFixed(1)} s`,
+    );
+  }
 
+  const rows: Row[] = [];
+  for (const seed of seeds) rows.push(...(await runOn(seed)));
+  print(rows, seeds);
+  const invalidRows = rows.filter((row) => row.invalid);
+  if (invalidRows.length > 0) {
+    console.error(`\n!!! ${invalidRows.length} row(s) INVALID: non-2xx responses or socket errors. Their numbers mean nothing:`);
+    for (const row of invalidRows) console.error(`!!!   ${row.dialect} ${row.connections} ${row.scenario.label}: ${row.invalid}`);
+    return 1;
+  }
+  return 0;
+}
+
+/** Every scenario on one database, at each number of connections, the bare route first each time. */
+async function runOn(seed: Seed): Promise<Row[]> {
   const servers: Server[] = [];
   try {
     const [bare, masthead] = await Promise.all([
       startServer('bare server', 'bench/bare-server.ts', { PORT: '0' }),
-      startServer('masthead server', 'bench/server.ts', { DATABASE_URL: seed.databasePath, PORT: '0', LOG_LEVEL: 'silent' }),
+      startServer('masthead server', 'bench/server.ts', { DATABASE_URL: seed.databaseUrl, PORT: '0', LOG_LEVEL: 'silent' }),
     ]);
     servers.push(bare, masthead);
     const origin = (scenario: Scenario) => `http://127.0.0.1:${(scenario.server === 'bare' ? bare : masthead).port}`;
     const headers = { 'x-api-key': seed.apiKey, 'content-type': 'application/json' };
 
     const rows: Row[] = [];
-    for (const scenario of scenarios(seed)) {
-      const note = await preflight(origin(scenario), headers, scenario);
-      process.stdout.write(`  ${scenario.label}${note ? ` [${note}]` : ''} ... `);
-      const options: LoadOptions = { origin: origin(scenario), requests: scenario.requests, connections: CONNECTIONS, headers, seconds: WARMUP };
-      if (WARMUP > 0) await measure(options);
-      const pids = servers.flatMap((server) => (server.child.pid === undefined ? [] : [server.child.pid]));
-      const before = sampleCpu(pids);
-      const result = await measure({ ...options, seconds: DURATION });
-      const others = othersShare(before, sampleCpu(pids), DURATION);
-      const invalid = invalidity(result);
-      rows.push({ scenario, result, invalid, others });
-      console.log(invalid ? `INVALID: ${invalid}` : `${thousands(result.requestsPerSecond)} req/s`);
+    for (const connections of CONNECTIONS) {
+      for (const scenario of scenarios(seed)) {
+        const note = await preflight(origin(scenario), headers, scenario);
+        process.stdout.write(`  ${seed.dialect}, ${connections} connections: ${scenario.label}${note ? ` [${note}]` : ''} ... `);
+        const options: LoadOptions = { origin: origin(scenario), requests: scenario.requests, connections, headers, seconds: WARMUP };
+        if (WARMUP > 0) await measure(options);
+        const pids = servers.flatMap((server) => (server.child.pid === undefined ? [] : [server.child.pid]));
+        const database = seed.dialect === 'postgres' ? 'postgres' : undefined;
+        const before = sampleCpu(pids, database);
+        const result = await measure({ ...options, seconds: DURATION });
+        const others = othersShare(before, sampleCpu(pids, database), DURATION);
+        const invalid = invalidity(result);
+        rows.push({ dialect: seed.dialect, connections, scenario, result, invalid, others });
+        console.log(invalid ? `INVALID: ${invalid}` : `${thousands(result.requestsPerSecond)} req/s`);
+      }
+      // Articles the create scenario added are removed before the next round reads pages.
+      await trimToSeed(seed);
     }
-
-    print(rows);
-    const invalidRows = rows.filter((row) => row.invalid);
-    if (invalidRows.length > 0) {
-      console.error(`\n!!! ${invalidRows.length} row(s) INVALID: non-2xx responses or socket errors. Their numbers mean nothing:`);
-      for (const row of invalidRows) console.error(`!!!   ${row.scenario.label}: ${row.invalid}`);
-      return 1;
-    }
-    return 0;
+    return rows;
   } finally {
     await Promise.all(servers.map((server) => stopServer(server)));
-    killAll();
-    trimToSeed(seed.databasePath, seed.lastArticleId);
+    await trimToSeed(seed);
   }
 }
 
@@ -220,51 +241,71 @@ function invalidity(result: Measurement): string | undefined {
   return problems.length > 0 ? problems.join('; ') : undefined;
 }
 
-function print(rows: Row[]): void {
-  const bare = rows.find((row) => row.scenario.key === 'bare');
-  const bareRate = bare && !bare.invalid ? bare.result.requestsPerSecond : Number.NaN;
+/** The goals of issue 13, per database: a share of the bare route, or a p99 bound at a number of connections. */
+const GOALS: { key: string; label: string; check: (row: Row, share: number) => boolean; sqlite: string; postgres: string }[] = [
+  { key: 'get', label: 'single-article GET', check: (row, share) => share >= (row.dialect === 'sqlite' ? 50 : 25), sqlite: '>= 50% of bare', postgres: '>= 25% of bare' },
+  ...(['page', 'deep', 'filter'] as const).map((key) => ({
+    key,
+    label: key === 'page' ? 'page' : key === 'deep' ? 'deep page' : 'filter page',
+    check: (row: Row) => row.result.p99 < (row.connections <= 10 ? 20 : 100),
+    sqlite: 'p99 < 20 ms at 10, < 100 ms at 50',
+    postgres: 'p99 < 20 ms at 10, < 100 ms at 50',
+  })),
+  {
+    key: 'post',
+    label: 'create',
+    check: (row, share) => (row.dialect === 'sqlite' ? share >= 15 && (row.connections < 50 || row.result.p99 < 100) : share >= 8),
+    sqlite: '>= 15% of bare, p99 < 100 ms at 50',
+    postgres: '>= 8% of bare',
+  },
+];
+
+function print(rows: Row[], seeds: Seed[]): void {
+  const dialects = seeds.map((seed) => seed.dialect);
+  const bareRate = (dialect: Seed['dialect'], connections: number) => {
+    const bare = rows.find((row) => row.dialect === dialect && row.connections === connections && row.scenario.key === 'bare');
+    return bare && !bare.invalid ? bare.result.requestsPerSecond : Number.NaN;
+  };
+  const share = (row: Row) => (100 * row.result.requestsPerSecond) / bareRate(row.dialect, row.connections);
+  const name = (dialect: Seed['dialect']) => (dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL');
+  const cell = (row: Row | undefined) =>
+    row
+      ? [
+          thousands(row.result.requestsPerSecond),
+          `${fixed(share(row), 1)}%`,
+          fixed(row.result.p50, 2),
+          fixed(row.result.p99, 2),
+          row.invalid ? 'INVALID' : row.others > 0.1 ? `busy ${fixed(100 * row.others, 0)}%` : 'ok',
+        ]
+      : ['', '', '', '', ''];
+  const find = (dialect: Seed['dialect'], connections: number, key: string) =>
+    rows.find((row) => row.dialect === dialect && row.connections === connections && row.scenario.key === key);
+  const lines: string[][] = [];
+  for (const connections of CONNECTIONS) {
+    for (const scenario of rows.filter((row) => row.dialect === dialects[0] && row.connections === connections).map((row) => row.scenario)) {
+      lines.push([scenario.label, String(connections), ...dialects.flatMap((dialect) => cell(find(dialect, connections, scenario.key)))]);
+    }
+  }
   console.log('');
   console.log(
     table(
-      ['scenario', 'req/s', 'vs bare', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-2xx', 'other CPU', 'status'],
-      rows.map(({ scenario, result, invalid, others }) => [
-        scenario.label,
-        thousands(result.requestsPerSecond),
-        `${fixed((100 * result.requestsPerSecond) / bareRate, 1)}%`,
-        fixed(result.p50, 2),
-        fixed(result.p99, 2),
-        fixed(result.max, 1),
-        thousands(result.total),
-        String(result.non2xx),
-        `${fixed(100 * others, 0)}%`,
-        invalid ? 'INVALID' : 'ok',
-      ]),
-      [false, true, true, true, true, true, true, true, true, false],
+      ['scenario', 'conns', ...dialects.flatMap((dialect) => [`${name(dialect)} req/s`, 'vs bare', 'p50 ms', 'p99 ms', 'check'])],
+      lines,
+      [false, true, ...dialects.flatMap(() => [true, true, true, true, false])],
     ),
   );
-  const disturbed = rows.filter((row) => row.others > 0.1);
-  if (disturbed.length > 0) {
-    console.log(
-      `\nwarning: other processes took more than 10% of the CPU during ${disturbed.map((row) => row.scenario.key).join(', ')}` +
-        ' ("other CPU"): those rows understate what the service can do; run again on a quiet machine.',
-    );
+  if (rows.some((row) => row.others > 0.1)) {
+    console.log('\nwarning: other processes took more than 10% of the CPU during rows marked "busy": run again on a quiet machine.');
   }
   console.log('');
-  const row = (key: string) => rows.find((candidate) => candidate.scenario.key === key);
-  const get = row('get');
-  if (get) {
-    const share = (100 * get.result.requestsPerSecond) / bareRate;
-    const pass = !get.invalid && Number.isFinite(share) && share >= 50;
-    console.log(`single-article GET >= 50% of bare: ${pass ? 'PASS' : 'FAIL'} (${fixed(share, 1)}%${get.invalid ? ', INVALID' : ''})`);
-  }
-  for (const [key, label] of [
-    ['deep', 'deep page'],
-    ['filter', 'filter page'],
-  ] as const) {
-    const found = row(key);
-    if (!found) continue;
-    const pass = !found.invalid && found.result.p99 < 20;
-    console.log(`${label} p99 < 20 ms: ${pass ? 'PASS' : 'FAIL'} (${fixed(found.result.p99, 2)} ms${found.invalid ? ', INVALID' : ''})`);
+  for (const goal of GOALS) {
+    for (const dialect of dialects) {
+      const measured = rows.filter((row) => row.dialect === dialect && row.scenario.key === goal.key);
+      if (measured.length === 0) continue;
+      const pass = measured.every((row) => !row.invalid && goal.check(row, share(row)));
+      const figures = measured.map((row) => `${row.connections}: ${fixed(share(row), 1)}%, p99 ${fixed(row.result.p99, 1)} ms`).join('; ');
+      console.log(`${goal.label} on ${name(dialect)} (${goal[dialect]}): ${pass ? 'PASS' : 'FAIL'} (${figures})`);
+    }
   }
 }
 
@@ -306,8 +347,8 @@ function usage(message: string): never {
   process.exit(1);
 }
 
-// Bounded in time whatever happens: seeding, then each scenario's warm-up and run, with a generous margin.
-const LIMIT_MS = (15 * 60 + 6 * (DURATION + WARMUP + 30) + 5 * 60) * 1000;
+// Bounded in time whatever happens: seeding both databases, then each scenario's warm-up and run, with a generous margin.
+const LIMIT_MS = (25 * 60 + 2 * CONNECTIONS.length * 6 * (DURATION + WARMUP + 30) + 5 * 60) * 1000;
 const watchdog = setTimeout(() => {
   console.error(`\nbench: gave up after ${LIMIT_MS / 1000} s`);
   killAll();

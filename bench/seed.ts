@@ -1,34 +1,46 @@
-// The benchmark's database: a SQLite file under .bench/ with one publication of 100,000 articles (~2 KB of html
-// each). The schema comes from the real migrations and the account, publication and categories from the real
-// services; the articles are bulk-inserted straight into the tables (in large transactions, so the FTS triggers
-// fire as they would for the API). A finished seed is reused while its version key matches.
+// The benchmark's databases, each with one publication of 100,000 articles (~2 KB of html each), the same articles
+// on both. The schema comes from the real migrations and the account, publication and categories from the real
+// services. On SQLite (a file under .bench/) the articles are bulk-inserted straight into the tables, in large
+// transactions, so the FTS triggers fire as they would for the API. On PostgreSQL (schema masthead_bench of
+// BENCH_POSTGRES_URL) they go through the real FlexPDF import of a running server, 100 imports of 1,000: the
+// database is then as the API leaves it straight after a 100,000-article import. A finished seed is reused while
+// its version key (seed format and migrations) matches.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
-import { openStorage } from '../src/db/connection.js';
+import { type Dialect, openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { CategoryQueries } from '../src/portal/categories/queries.js';
 import { CategoryService } from '../src/portal/categories/service.js';
+import { MAX_IMPORT } from '../src/portal/articles/schemas.js';
 import { PublicationQueries } from '../src/portal/publications/queries.js';
 import { PublicationService } from '../src/portal/publications/service.js';
-import { ROOT } from './children.js';
+import { ROOT, startServer, stopServer } from './children.js';
+import { inSchema, withClient } from './postgres.js';
 
 export const ARTICLES = 100_000;
 const CATEGORIES = 12;
 const BATCH = 5_000;
+/** Articles a FlexPDF import carries when the PostgreSQL seed is made: as many as the API takes. */
+const IMPORT_BATCH = MAX_IMPORT;
+const POSTGRES_SCHEMA = 'masthead_bench';
 /** Every FILTER_EVERY-th article carries FILTER_WORD in its title (and a few more in their info): a few hundred. */
 export const FILTER_WORD = 'zeppelin';
 const FILTER_EVERY = 400;
 const HTML_BYTES = 2_000;
 /** Bump when what the seed writes changes; the migrations' text is part of the key too. */
-const SEED_FORMAT = 'articles-v1';
+const SEED_FORMAT = 'articles-v2';
 
 export interface Seed {
-  databasePath: string;
+  dialect: Dialect;
+  /** A SQLite file path or a PostgreSQL URL (with its search_path). */
+  databaseUrl: string;
+  /** Where it is, for the report. */
+  where: string;
   apiKey: string;
   appId: string;
   /** Seeded articles have ids 1..lastArticleId; anything above was created by a run and is removed. */
@@ -46,34 +58,100 @@ interface SeedMeta {
   categoryIds: number[];
 }
 
-export async function prepareSeed(): Promise<Seed> {
+interface Owner {
+  apiKey: string;
+  appId: string;
+  publicationId: number;
+  userId: number;
+  categoryIds: number[];
+}
+
+export async function prepareSqliteSeed(): Promise<Seed> {
   const started = performance.now();
   const version = seedVersion();
   const dir = join(ROOT, '.bench');
   mkdirSync(dir, { recursive: true });
   const databasePath = join(dir, `articles-${version.slice(-12)}.sqlite`);
   const metaPath = `${databasePath}.json`;
+  const seed = (meta: Omit<SeedMeta, 'version'>, reused: boolean): Seed => ({
+    dialect: 'sqlite',
+    databaseUrl: databasePath,
+    where: relative(ROOT, databasePath),
+    ...meta,
+    reused,
+    seconds: (performance.now() - started) / 1000,
+  });
 
   const meta = readMeta(metaPath, version);
   if (meta && existsSync(databasePath) && countSeeded(databasePath, meta.lastArticleId) === ARTICLES) {
-    trimToSeed(databasePath, meta.lastArticleId);
-    return { databasePath, ...meta, reused: true, seconds: (performance.now() - started) / 1000 };
+    const reused = seed(meta, true);
+    await trimToSeed(reused);
+    return reused;
   }
 
   for (const suffix of ['', '-wal', '-shm', '.json']) rmSync(`${databasePath}${suffix}`, { force: true });
-  const created = await createSeed(databasePath);
+  const owner = await createOwner(databasePath);
+  const created = { apiKey: owner.apiKey, appId: owner.appId, categoryIds: owner.categoryIds, lastArticleId: insertSqliteArticles(databasePath, owner) };
   writeFileSync(metaPath, JSON.stringify({ version, ...created } satisfies SeedMeta, null, 2));
-  return { databasePath, ...created, reused: false, seconds: (performance.now() - started) / 1000 };
+  return seed(created, false);
+}
+
+export async function preparePostgresSeed(baseUrl: string): Promise<Seed> {
+  const started = performance.now();
+  const version = seedVersion();
+  const databaseUrl = inSchema(baseUrl, POSTGRES_SCHEMA);
+  const seed = (meta: Omit<SeedMeta, 'version'>, reused: boolean): Seed => ({
+    dialect: 'postgres',
+    databaseUrl,
+    where: `schema ${POSTGRES_SCHEMA}`,
+    ...meta,
+    reused,
+    seconds: (performance.now() - started) / 1000,
+  });
+  const meta = await withClient(databaseUrl, async (client) => {
+    try {
+      const found = (await client.query<{ meta: SeedMeta }>('select meta from bench_seed')).rows[0]?.meta;
+      if (!found || found.version !== version) return undefined;
+      const counted = await client.query<{ n: string }>('select count(*) as n from articles where id <= $1', [found.lastArticleId]);
+      return Number(counted.rows[0]?.n) === ARTICLES ? found : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+  if (meta) {
+    const reused = seed(meta, true);
+    await trimToSeed(reused);
+    return reused;
+  }
+
+  await withClient(baseUrl, async (client) => {
+    await client.query(`drop schema if exists ${POSTGRES_SCHEMA} cascade`);
+    await client.query(`create schema ${POSTGRES_SCHEMA}`);
+  });
+  const owner = await createOwner(databaseUrl);
+  const lastArticleId = await importArticles(databaseUrl, owner);
+  const created = { apiKey: owner.apiKey, appId: owner.appId, categoryIds: owner.categoryIds, lastArticleId };
+  await withClient(databaseUrl, async (client) => {
+    await client.query('create table bench_seed (meta json not null)');
+    await client.query('insert into bench_seed (meta) values ($1)', [JSON.stringify({ version, ...created } satisfies SeedMeta)]);
+  });
+  return seed(created, false);
 }
 
 /** Removes what a run created (POSTed articles), also after a run that did not finish. */
-export function trimToSeed(databasePath: string, lastArticleId: number): void {
-  const db = new SQLite(databasePath);
+export async function trimToSeed(seed: Seed): Promise<void> {
+  if (seed.dialect === 'postgres') {
+    await withClient(seed.databaseUrl, async (client) => {
+      await client.query('delete from articles where id > $1', [seed.lastArticleId]);
+    });
+    return;
+  }
+  const db = new SQLite(seed.databaseUrl);
   try {
     db.pragma('journal_mode = WAL');
     db.transaction(() => {
-      db.prepare('delete from article_categories where article_id > ?').run(lastArticleId);
-      db.prepare('delete from articles where id > ?').run(lastArticleId);
+      db.prepare('delete from article_categories where article_id > ?').run(seed.lastArticleId);
+      db.prepare('delete from articles where id > ?').run(seed.lastArticleId);
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
@@ -110,36 +188,30 @@ function countSeeded(databasePath: string, lastArticleId: number): number {
   }
 }
 
-async function createSeed(databasePath: string): Promise<Omit<SeedMeta, 'version'>> {
-  // Schema, account, publication and categories through the real code.
-  const storage = openStorage(databasePath);
-  let apiKey: string;
-  let appId: string;
-  let publicationId: number;
-  let userId: number;
-  let categoryIds: number[];
+/** Schema, account, publication and categories, through the real code. */
+async function createOwner(databaseUrl: string): Promise<Owner> {
+  const storage = openStorage(databaseUrl);
   try {
     await migrateToLatest(storage.db, storage.dialect);
     const accounts = new AccountService(new AccountQueries(storage.db));
     const publications = new PublicationService(new PublicationQueries(storage.db));
     const categories = new CategoryService(new CategoryQueries(storage.db), publications);
     const owner = await accounts.createAccount({ email: 'bench@example.com', password: 'bench-password-1', plan: 'business' });
-    apiKey = owner.api_key;
-    userId = owner.user.id;
-    const principal = await accounts.authenticate(apiKey);
+    const principal = await accounts.authenticate(owner.api_key);
     if (!principal) throw new Error('seed: the new API key does not authenticate');
     const publication = await publications.create({ accountId: owner.account.id, appId: 'bench-magazine', name: 'Bench Magazine' });
-    appId = publication.app_id;
-    publicationId = publication.id;
-    categoryIds = [];
+    const categoryIds: number[] = [];
     for (const name of CATEGORY_NAMES.slice(0, CATEGORIES)) {
-      categoryIds.push((await categories.create(principal, appId, { name })).id);
+      categoryIds.push((await categories.create(principal, publication.app_id, { name })).id);
     }
+    return { apiKey: owner.api_key, appId: publication.app_id, publicationId: publication.id, userId: owner.user.id, categoryIds };
   } finally {
     await storage.close();
   }
+}
 
-  // The articles, in bulk.
+/** The articles, in bulk, straight into SQLite's tables; returns the last id. */
+function insertSqliteArticles(databasePath: string, owner: Owner): number {
   const db = new SQLite(databasePath);
   try {
     db.pragma('journal_mode = WAL');
@@ -150,43 +222,69 @@ async function createSeed(databasePath: string): Promise<Omit<SeedMeta, 'version
        source, author_id, created_at, updated_at)
       values (?, ?, ?, ?, null, ?, ?, ?, null, null, 1, null, ?, ?, ?, ?)`);
     const insertCategory = db.prepare('insert into article_categories (article_id, category_id) values (?, ?)');
-    const random = mulberry32(20260131);
-    const paragraphs = Array.from({ length: 400 }, () => paragraph(random));
-    const start = Date.parse('2016-01-01T00:00:00.000Z');
-    const step = Math.floor((Date.parse('2026-01-01T00:00:00.000Z') - start) / ARTICLES);
+    const articles = seedArticles(owner.categoryIds);
     let lastArticleId = 0;
-    const insertBatch = db.transaction((from: number, to: number) => {
-      for (let index = from; index < to; index++) {
-        const title = titleOf(random, index);
-        const at = new Date(start + index * step).toISOString();
-        const info = infoOf(random, index);
+    const insertBatch = db.transaction((count: number) => {
+      for (let n = 0; n < count; n++) {
+        const article = articles.next().value as SeedArticle;
         const result = insertArticle.run(
-          publicationId,
-          title,
-          info,
-          htmlOf(random, paragraphs, title),
-          index % 3 === 0 ? `https://cdn.example.com/covers/${index}.jpg` : null,
-          at,
-          UNLOCK_TYPES[index % UNLOCK_TYPES.length],
-          index % 10 === 0 ? 'flexpdf' : null,
-          userId,
-          at,
-          at,
+          owner.publicationId,
+          article.title,
+          article.info,
+          article.html,
+          article.cover,
+          article.at,
+          article.unlockType,
+          article.source,
+          owner.userId,
+          article.at,
+          article.at,
         );
-        const id = Number(result.lastInsertRowid);
-        lastArticleId = id;
-        // About two thirds of the articles have one to three categories.
-        if (random() < 0.35) continue;
-        const count = 1 + Math.floor(random() * 3);
-        const first = Math.floor(random() * categoryIds.length);
-        for (let k = 0; k < count; k++) insertCategory.run(id, categoryIds[(first + k * 5) % categoryIds.length]);
+        lastArticleId = Number(result.lastInsertRowid);
+        for (const categoryId of article.categoryIds) insertCategory.run(lastArticleId, categoryId);
       }
     });
-    for (let from = 0; from < ARTICLES; from += BATCH) insertBatch(from, Math.min(from + BATCH, ARTICLES));
+    for (let from = 0; from < ARTICLES; from += BATCH) insertBatch(Math.min(BATCH, ARTICLES - from));
     db.pragma('wal_checkpoint(TRUNCATE)');
-    return { apiKey, appId, lastArticleId, categoryIds };
+    return lastArticleId;
   } finally {
     db.close();
+  }
+}
+
+/** The articles through the FlexPDF import of a real server on the database; returns the last id. */
+async function importArticles(databaseUrl: string, owner: Owner): Promise<number> {
+  const server = await startServer('seed server', 'bench/server.ts', { DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent' });
+  try {
+    const articles = seedArticles(owner.categoryIds);
+    let lastArticleId = 0;
+    for (let from = 0; from < ARTICLES; from += IMPORT_BATCH) {
+      const batch = Array.from({ length: Math.min(IMPORT_BATCH, ARTICLES - from) }, () => {
+        const article = articles.next().value as SeedArticle;
+        return {
+          title: article.title,
+          info: article.info,
+          html: article.html,
+          cover: article.cover,
+          date: article.at.slice(0, 19).replace('T', ' '),
+          unlock_type: article.unlockType,
+          source: article.source,
+          category_ids: article.categoryIds,
+        };
+      });
+      const response = await fetch(`http://127.0.0.1:${server.port}/api/portal/v1/articles/${owner.appId}/flexpdf-import`, {
+        method: 'POST',
+        headers: { 'x-api-key': owner.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ articles: batch }),
+      });
+      const text = await response.text();
+      if (response.status !== 201) throw new Error(`seed: the import answered ${response.status}: ${text.slice(0, 300)}`);
+      const created = (JSON.parse(text) as { articles: { id: number }[] }).articles;
+      lastArticleId = created.at(-1)!.id;
+    }
+    return lastArticleId;
+  } finally {
+    await stopServer(server);
   }
 }
 
@@ -222,6 +320,48 @@ const WORDS = (
   'farmers makers builders readers writers sailors neighbours children families founders pioneers editors critics ' +
   'local national global small large early late long short new old first last best final open public private'
 ).split(' ');
+
+interface SeedArticle {
+  title: string;
+  info: string | null;
+  html: string;
+  cover: string | null;
+  /** ISO 8601: the date, created_at and updated_at. */
+  at: string;
+  unlockType: string;
+  source: string | null;
+  categoryIds: number[];
+}
+
+/** The same ARTICLES articles every time, in order. */
+function* seedArticles(categoryIds: number[]): Generator<SeedArticle> {
+  const random = mulberry32(20260131);
+  const paragraphs = Array.from({ length: 400 }, () => paragraph(random));
+  const start = Date.parse('2016-01-01T00:00:00.000Z');
+  const step = Math.floor((Date.parse('2026-01-01T00:00:00.000Z') - start) / ARTICLES);
+  for (let index = 0; index < ARTICLES; index++) {
+    const title = titleOf(random, index);
+    const info = infoOf(random, index);
+    const html = htmlOf(random, paragraphs, title);
+    // About two thirds of the articles have one to three categories.
+    const categories: number[] = [];
+    if (random() >= 0.35) {
+      const count = 1 + Math.floor(random() * 3);
+      const first = Math.floor(random() * categoryIds.length);
+      for (let k = 0; k < count; k++) categories.push(categoryIds[(first + k * 5) % categoryIds.length]!);
+    }
+    yield {
+      title,
+      info,
+      html,
+      cover: index % 3 === 0 ? `https://cdn.example.com/covers/${index}.jpg` : null,
+      at: new Date(start + index * step).toISOString(),
+      unlockType: UNLOCK_TYPES[index % UNLOCK_TYPES.length]!,
+      source: index % 10 === 0 ? 'flexpdf' : null,
+      categoryIds: categories,
+    };
+  }
+}
 
 function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
