@@ -26,29 +26,37 @@ const NULLABLE_ORDER_FIELDS = new Set<ArticleOrderField>(['date', 'position']);
 
 type ArticleSelect = SelectQueryBuilder<Database, 'articles', object>;
 
+/** An article with its categories, by id, read in one query. */
+export type ArticleWithCategories = ArticleRow & { categories: CategoryRef[] };
+
 export class ArticleQueries {
   private readonly findPrepared;
-  private readonly categoriesOfOne;
+  /** The article's categories as JSON `[[id, name], ...]` by id, a column of the same query (one round trip). */
+  private readonly categoryList;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
   ) {
+    this.categoryList =
+      dialect === 'postgres'
+        ? sql<[number, string][] | string>`coalesce((select json_agg(json_build_array(c.id, c.name) order by c.id)
+            from article_categories ac join categories c on c.id = ac.category_id where ac.article_id = articles.id), '[]'::json)`
+        : sql<[number, string][] | string>`(select json_group_array(json_array(id, name)) from (select c.id, c.name
+            from article_categories ac join categories c on c.id = ac.category_id where ac.article_id = articles.id order by c.id))`;
     this.findPrepared = preparedQuery(db, 2, (publicationId: number, id: number) =>
-      db.selectFrom('articles').selectAll().where('id', '=', id).where('publication_id', '=', publicationId),
-    );
-    this.categoriesOfOne = preparedQuery(db, 1, (articleId: number) =>
       db
-        .selectFrom('article_categories')
-        .innerJoin('categories', 'categories.id', 'article_categories.category_id')
-        .select(['article_categories.article_id', 'categories.id', 'categories.name'])
-        .where('article_categories.article_id', '=', articleId)
-        .orderBy('categories.id'),
+        .selectFrom('articles')
+        .selectAll()
+        .select(this.categoryList.as('category_list'))
+        .where('id', '=', id)
+        .where('publication_id', '=', publicationId),
     );
   }
 
-  async find(publicationId: number, id: number): Promise<ArticleRow | undefined> {
-    return (await this.findPrepared(publicationId, id))[0];
+  async find(publicationId: number, id: number): Promise<ArticleWithCategories | undefined> {
+    const [row] = await this.findPrepared(publicationId, id);
+    return row && withCategories(row);
   }
 
   async count(filter: ArticleFilter): Promise<number> {
@@ -72,31 +80,33 @@ export class ArticleQueries {
    * ids are found on the narrow indexes, so a deep offset skips index entries rather than whole articles.
    */
   async windowIds(filter: ArticleFilter, order: ArticleOrder, limit: number, offset: number): Promise<{ id: number; bytes: number }[]> {
-    const rows = await this.filtered(filter)
-      .select([
-        'articles.id',
-        sql<number>`coalesce(octet_length(articles.html), 0) + coalesce(octet_length(articles.info), 0) + coalesce(octet_length(articles.assets), 0)`.as(
-          'bytes',
-        ),
-      ])
-      .$call((query) =>
-        NULLABLE_ORDER_FIELDS.has(order.field)
-          ? query.orderBy(`articles.${order.field}`, (ob) => (order.direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
-          : query.orderBy(`articles.${order.field}`, order.direction),
-      )
-      .$if(order.field !== 'id', (query) => query.orderBy('articles.id', order.direction))
-      .limit(limit)
-      .offset(offset)
-      .execute();
+    // The window is found on the narrow indexes alone (an index-only scan skipping `offset` entries); only its own
+    // rows are then read for their sizes, in the same order.
+    const window = ordered(this.filtered(filter).select('articles.id'), order).limit(limit).offset(offset);
+    const rows = await ordered(
+      this.db
+        .selectFrom('articles')
+        .select([
+          'articles.id',
+          sql<number>`coalesce(octet_length(articles.html), 0) + coalesce(octet_length(articles.info), 0) + coalesce(octet_length(articles.assets), 0)`.as(
+            'bytes',
+          ),
+        ])
+        .where('articles.id', 'in', window),
+      order,
+    ).execute();
     return rows.map((row) => ({ id: row.id, bytes: Number(row.bytes) }));
   }
 
   /** The articles of these ids, in this order (ids no longer there are left out). */
-  async rows(ids: number[]): Promise<ArticleRow[]> {
+  async rows(ids: number[]): Promise<ArticleWithCategories[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('articles').selectAll().where('id', 'in', ids).execute();
+    const rows = await this.db.selectFrom('articles').selectAll().select(this.categoryList.as('category_list')).where('id', 'in', ids).execute();
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => byId.get(id)).filter((row): row is ArticleRow => row !== undefined);
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [withCategories(row)] : [];
+    });
   }
 
   private filtered(filter: ArticleFilter): ArticleSelect {
@@ -117,27 +127,22 @@ export class ArticleQueries {
     const match = words.map((word) => `"${word}"*`).join(' ');
     return sql<boolean>`articles.id in (select rowid from articles_fts where articles_fts match ${match})`;
   }
+}
 
-  async categoriesOf(articleIds: number[]): Promise<Map<number, CategoryRef[]>> {
-    const byArticle = new Map<number, CategoryRef[]>();
-    if (articleIds.length === 0) return byArticle;
-    const rows =
-      articleIds.length === 1
-        ? await this.categoriesOfOne(articleIds[0]!)
-        : await this.db
-            .selectFrom('article_categories')
-            .innerJoin('categories', 'categories.id', 'article_categories.category_id')
-            .select(['article_categories.article_id', 'categories.id', 'categories.name'])
-            .where('article_categories.article_id', 'in', articleIds)
-            .orderBy('categories.id')
-            .execute();
-    for (const row of rows) {
-      const list = byArticle.get(row.article_id) ?? [];
-      list.push({ id: row.id, name: row.name });
-      byArticle.set(row.article_id, list);
-    }
-    return byArticle;
-  }
+/** Sorted by the order's field, then by id (the order of equal values), NULLs last either way. */
+function ordered<Selection>(query: SelectQueryBuilder<Database, 'articles', Selection>, order: ArticleOrder) {
+  return query
+    .$call((sorted) =>
+      NULLABLE_ORDER_FIELDS.has(order.field)
+        ? sorted.orderBy(`articles.${order.field}`, (ob) => (order.direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
+        : sorted.orderBy(`articles.${order.field}`, order.direction),
+    )
+    .$if(order.field !== 'id', (sorted) => sorted.orderBy('articles.id', order.direction));
+}
+
+function withCategories({ category_list: list, ...row }: ArticleRow & { category_list: [number, string][] | string }): ArticleWithCategories {
+  const pairs = typeof list === 'string' ? (JSON.parse(list) as [number, string][]) : list;
+  return { ...row, categories: pairs.map(([id, name]) => ({ id, name })) };
 }
 
 /** Writes run inside a transaction, so they take the transaction's handle. */

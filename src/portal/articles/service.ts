@@ -10,7 +10,7 @@ import { allows } from '../permissions.js';
 import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
 import { idsInPublication } from '../publications/queries.js';
 import type { PublicationService } from '../publications/service.js';
-import { type ArticleFilter, ArticleQueries, type CategoryRef, deleteArticle, insertArticle, updateArticle } from './queries.js';
+import { type ArticleFilter, ArticleQueries, type ArticleWithCategories, deleteArticle, insertArticle, updateArticle } from './queries.js';
 import type { ArticleCreateInput, ArticleListOptions, ArticlePageOptions, ArticleUpdateInput, ArticleView, FlexPdfArticleInput } from './schemas.js';
 
 /** The plain list returns at most this many articles; the page endpoint walks through any number. */
@@ -129,7 +129,7 @@ export class ArticleService {
 
   async get(principal: Principal, appId: string, id: number): Promise<ArticleView> {
     const { publication } = await this.publications.access(principal, appId);
-    return this.presentOne(await this.findIn(publication, id));
+    return presentArticle(await this.findIn(publication, id));
   }
 
   async create(principal: Principal, appId: string, input: ArticleCreateInput): Promise<ArticleView> {
@@ -139,7 +139,7 @@ export class ArticleService {
     const values = newArticle(publication, principal, input, input.source ?? null);
     values.html = await this.cleanHtml(values.html ?? null);
     const id = await this.db.transaction().execute((trx) => insertArticle(trx, values, categoryIds));
-    return this.presentOne(await this.findIn(publication, id));
+    return presentArticle(await this.findIn(publication, id));
   }
 
   async update(principal: Principal, appId: string, id: number, input: ArticleUpdateInput): Promise<ArticleView> {
@@ -157,7 +157,7 @@ export class ArticleService {
     if (input.position !== undefined) changes.position = input.position;
     if (input.visible !== undefined) changes.visible = input.visible ? 1 : 0;
     await this.db.transaction().execute((trx) => updateArticle(trx, id, changes, input.category_ids));
-    return this.presentOne(await this.findIn(publication, id));
+    return presentArticle(await this.findIn(publication, id));
   }
 
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
@@ -211,7 +211,7 @@ export class ArticleService {
       for (const [index, chunk] of chunksByBytes(window, READ_CHUNK_BYTES).entries()) {
         // The loop turns between reads: better-sqlite3 answers at once, so a chain of reads would never yield.
         if (index > 0) await nextTurn();
-        yield this.present(await this.queries.rows(chunk.map((item) => item.id)));
+        yield (await this.queries.rows(chunk.map((item) => item.id))).map(presentArticle);
       }
     };
     return { count: window.length, bytes: window.reduce((sum, item) => sum + item.bytes, 0), slices: read.call(this) };
@@ -221,7 +221,7 @@ export class ArticleService {
     return html === null ? null : (await this.sanitize([html]))[0]!;
   }
 
-  private async findIn(publication: Publication, id: number): Promise<ArticleRow> {
+  private async findIn(publication: Publication, id: number): Promise<ArticleWithCategories> {
     const row = await this.queries.find(publication.id, id);
     if (!row) throw notFound(`Article ${id}`);
     return row;
@@ -252,14 +252,6 @@ export class ArticleService {
     if (problems.length > 0) throw validationError(problems);
   }
 
-  private async present(rows: ArticleRow[]): Promise<ArticleView[]> {
-    const categories = await this.queries.categoriesOf(rows.map((row) => row.id));
-    return rows.map((row) => presentArticle(row, categories.get(row.id) ?? []));
-  }
-
-  private async presentOne(row: ArticleRow): Promise<ArticleView> {
-    return (await this.present([row]))[0]!;
-  }
 }
 
 function newArticle(
@@ -345,7 +337,8 @@ export function searchWords(filter: string | undefined): string[] | undefined {
   return words.length === 0 ? undefined : words.slice(0, MAX_SEARCH_WORDS);
 }
 
-export function presentArticle(row: ArticleRow, categories: CategoryRef[]): ArticleView {
+export function presentArticle(row: ArticleWithCategories): ArticleView {
+  const { categories } = row;
   return {
     id: row.id,
     title: row.title,
