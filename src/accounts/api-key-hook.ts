@@ -11,6 +11,8 @@ declare module 'fastify' {
 export interface AuthOptions {
   /** The portal also takes `Authorization: Bearer KEY`; the lead API takes `x-api-key` only, as its spec says. */
   allowBearer: boolean;
+  /** A route parameter naming a publication (the portal's `app_id`): read with the key, in the same query. */
+  publicationParam?: string;
 }
 
 /** An onRequest hook that admits a request only with a valid API key and records who it acts as. */
@@ -18,7 +20,10 @@ export function requireApiKey(accounts: AccountService, options: AuthOptions) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const key = presentedKey(request, options);
     if (!key) throw new AppError('unauthorized', 'Send an API key in the x-api-key header');
-    const principal = await accounts.authenticate(key);
+    const appId = options.publicationParam
+      ? (request.params as Record<string, string | undefined> | undefined)?.[options.publicationParam]
+      : undefined;
+    const principal = await accounts.authenticate(key, appId);
     if (!principal) throw new AppError('unauthorized', 'The API key is unknown, revoked or expired');
     request.principal = principal;
     if (principal.impersonatorId !== null) {

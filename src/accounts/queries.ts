@@ -1,7 +1,7 @@
 import { type Insertable, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../db/connection.js';
 import { preparedQuery } from '../db/prepared.js';
-import type { Account, AccountTable, ApiKeyKind, Database, User, UserTable } from '../db/types.js';
+import type { Account, AccountTable, ApiKeyKind, Database, Publication, User, UserTable } from '../db/types.js';
 import { generateApiKey } from './keys.js';
 
 export interface NewKey {
@@ -18,15 +18,21 @@ export interface NewKey {
  * sessions inside its own transaction builds one on its handle.
  */
 export class AccountQueries {
-  /** The key with this hash and the user it belongs to (a prepared query: it runs on every request). */
+  /**
+   * The key with this hash, the user it belongs to, and the account's publication with an app id with the user's
+   * role on it (a prepared query: it runs on every request, and a portal request names a publication, which would
+   * otherwise cost a round trip of its own).
+   */
   private readonly findKeyOwnerPrepared;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.findKeyOwnerPrepared = preparedQuery(db, 1, (keyHash: string) =>
+    this.findKeyOwnerPrepared = preparedQuery(db, 2, (keyHash: string, appId: string) =>
       db
         .selectFrom('api_keys')
         .innerJoin('users', 'users.id', 'api_keys.user_id')
         .innerJoin('accounts', 'accounts.id', 'users.account_id')
+        .leftJoin('publications', (join) => join.onRef('publications.account_id', '=', 'users.account_id').on('publications.app_id', '=', appId))
+        .leftJoin('roles', (join) => join.onRef('roles.publication_id', '=', 'publications.id').onRef('roles.user_id', '=', 'users.id'))
         .select([
           'api_keys.id as key_id',
           'api_keys.expires_at',
@@ -37,6 +43,12 @@ export class AccountQueries {
           'users.account_id',
           'users.kind',
           'accounts.plan',
+          'publications.id as publication_id',
+          'publications.app_id',
+          'publications.name as publication_name',
+          'publications.created_at as publication_created_at',
+          'publications.updated_at as publication_updated_at',
+          'roles.access_level',
         ])
         .where('api_keys.key_hash', '=', keyHash),
     );
@@ -47,8 +59,22 @@ export class AccountQueries {
     return this.db.transaction().execute((trx) => work(new AccountQueries(trx)));
   }
 
-  async findKeyOwner(keyHash: string) {
-    return (await this.findKeyOwnerPrepared(keyHash))[0];
+  /** The key's owner; with `appId`, also the account's publication of that app id and the user's role on it. */
+  async findKeyOwner(keyHash: string, appId = '') {
+    const row = (await this.findKeyOwnerPrepared(keyHash, appId))[0];
+    if (!row) return undefined;
+    const {
+      publication_id: id,
+      app_id,
+      publication_name: name,
+      publication_created_at: created_at,
+      publication_updated_at: updated_at,
+      access_level,
+      ...owner
+    } = row;
+    const publication: Publication | undefined =
+      id === null ? undefined : { id, account_id: owner.account_id, app_id: app_id!, name: name!, created_at: created_at!, updated_at: updated_at! };
+    return { ...owner, publication, role: access_level ?? undefined };
   }
 
   /** Marks the key used, and its user seen unless `seenUserId` is undefined (someone else acting as the user). */

@@ -1,5 +1,5 @@
 import { PLAN_NAMES as PLANS, type PlanName } from '../config.js';
-import type { Account } from '../db/types.js';
+import type { Account, Publication, RoleTable } from '../db/types.js';
 import { conflict, type FieldProblem, invalidField, notFound, validationError } from '../errors.js';
 import { nowIso } from '../time.js';
 import { hashApiKey, looksLikeApiKey } from './keys.js';
@@ -16,6 +16,15 @@ export interface Principal {
   impersonatorId: number | null;
   /** The account's plan: the lead API's rate limit and quota. */
   plan: PlanName;
+  /** What the user holds of the publication the request names, read with the key (see authenticate). */
+  named?: NamedPublication;
+}
+
+/** The account's publication with an app id, if there is one, and the user's role on it, if any (owners have none). */
+export interface NamedPublication {
+  appId: string;
+  publication: Publication | undefined;
+  role: RoleTable['access_level'] | undefined;
 }
 
 /** last_used_at moves at most once a minute per key, so that reads do not each cost a write. */
@@ -72,10 +81,13 @@ export class AccountService {
     return this.queries.insertKey({ userId: input.userId, name }, nowIso());
   }
 
-  /** The principal a key acts as, or undefined for an unknown, revoked or expired key. */
-  async authenticate(key: string): Promise<Principal | undefined> {
+  /**
+   * The principal a key acts as, or undefined for an unknown, revoked or expired key. With `appId` (a portal URL's
+   * publication), what the principal holds of that publication is read in the same query (`named`).
+   */
+  async authenticate(key: string, appId?: string): Promise<Principal | undefined> {
     if (!looksLikeApiKey(key)) return undefined;
-    const row = await this.queries.findKeyOwner(hashApiKey(key));
+    const row = await this.queries.findKeyOwner(hashApiKey(key), appId);
     if (!row || row.revoked_at !== null) return undefined;
     const now = nowIso();
     if (row.expires_at !== null && row.expires_at <= now) return undefined;
@@ -89,7 +101,16 @@ export class AccountService {
       // An impersonation is not the client's own activity: its last_seen_at stays as the client left it.
       await this.queries.touchKey(row.key_id, row.impersonator_id === null ? row.user_id : undefined, now);
     }
-    return { userId: row.user_id, accountId: row.account_id, kind: row.kind, keyId: row.key_id, impersonatorId: row.impersonator_id, plan: row.plan };
+    const principal: Principal = {
+      userId: row.user_id,
+      accountId: row.account_id,
+      kind: row.kind,
+      keyId: row.key_id,
+      impersonatorId: row.impersonator_id,
+      plan: row.plan,
+    };
+    if (appId !== undefined) principal.named = { appId, publication: row.publication, role: row.role };
+    return principal;
   }
 
   /**

@@ -35,7 +35,7 @@ export const portalSchemas = [Article, Category, Issue, Client, RssFeed, SyncRes
 
 /** The Publication Portal API, mounted under /api/portal/v1; every route needs an API key. */
 export const portalRoutes: FastifyPluginAsync<PortalServices> = async (app, services) => {
-  app.addHook('onRequest', requireApiKey(services.accounts, { allowBearer: true }));
+  app.addHook('onRequest', requireApiKey(services.accounts, { allowBearer: true, publicationParam: 'app_id' }));
   await app.register(publicationRoutes, { publications: services.publications });
   await app.register(articleRoutes, { articles: services.articles });
   registerCategoryRoutes(app, services.categories);

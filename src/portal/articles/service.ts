@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
 import { sanitizeArticleHtml } from '../../content/sanitize.js';
 import type { Dialect } from '../../db/connection.js';
-import type { ArticleChanges, ArticleRow, Database, NewArticle, Publication } from '../../db/types.js';
+import type { ArticleChanges, Database, NewArticle, Publication } from '../../db/types.js';
 import { type FieldProblem, forbidden, notFound, validationError } from '../../errors.js';
 import { slicer } from '../../workers/slices.js';
 import { allows } from '../permissions.js';
@@ -251,7 +251,6 @@ export class ArticleService {
     });
     if (problems.length > 0) throw validationError(problems);
   }
-
 }
 
 function newArticle(

@@ -46,13 +46,17 @@ export class PublicationService {
    * not_found when the principal cannot see the publication (whoever owns it), forbidden when it may only look.
    */
   async access(principal: Principal, appId: string, action: Action = 'read'): Promise<PublicationAccess> {
+    // Read with the key when the request's URL names this publication: no query of its own.
+    const named = principal.named?.appId === appId ? principal.named : undefined;
     if (principal.kind === 'owner') {
-      const publication = await this.queries.findOwned(principal.accountId, appId);
+      const publication = named ? named.publication : await this.queries.findOwned(principal.accountId, appId);
       if (!publication) throw notFound(`Publication ${appId}`);
       requireAction('owner', action);
       return { publication, level: 'owner' };
     }
-    const found = await this.queries.findHeld(principal.userId, principal.accountId, appId);
+    const found = named
+      ? named.publication && named.role && { ...named.publication, access_level: named.role }
+      : await this.queries.findHeld(principal.userId, principal.accountId, appId);
     if (!found) throw notFound(`Publication ${appId}`);
     const { access_level: level, ...publication } = found;
     requireAction(level, action);
