@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl, type PostgresPoolSettings } from '../config.js';
+import { PREPARED_MARK } from './prepared.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Database } from './types.js';
 
@@ -106,6 +107,25 @@ function withStatementCache(database: SQLite.Database): SQLite.Database {
   return database;
 }
 
+/**
+ * Runs the statements of prepared queries (PREPARED_MARK) as named statements: pg parses and plans each once per
+ * connection and then only binds and executes it. The names are shared by the pool's connections (one text, one name).
+ */
+function nameMarkedStatements(client: pg.PoolClient, names: Map<string, string>): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof text === 'string' && text.startsWith(PREPARED_MARK) && Array.isArray(values) && callback === undefined) {
+      let name = names.get(text);
+      if (name === undefined) {
+        name = `masthead_${names.size + 1}`;
+        names.set(text, name);
+      }
+      return query({ name, text, values });
+    }
+    return query(text, values, callback);
+  }) as typeof client.query;
+}
+
 function openPostgres(connectionString: string, settings: PostgresPoolSettings, connectionLost: (error: Error) => void): Kysely<Database> {
   // COUNT(*) and SUM() come back as int8/numeric; every such value here fits a JS number.
   const types = {
@@ -114,6 +134,7 @@ function openPostgres(connectionString: string, settings: PostgresPoolSettings, 
         ? (value: string) => Number(value)
         : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
   };
+  const statementNames = new Map<string, string>();
   const pool = new pg.Pool({
     connectionString,
     types,
@@ -128,7 +149,10 @@ function openPostgres(connectionString: string, settings: PostgresPoolSettings, 
   // Without these listeners a dropped connection is an unhandled 'error' event, which ends the process. Every client
   // reports its own loss: in use, the query on it fails and pg-pool discards the client when it is released (it is
   // no longer queryable); idle, pg-pool removes it and also emits on the pool, which is the same loss again.
-  pool.on('connect', (client) => client.on('error', connectionLost));
+  pool.on('connect', (client) => {
+    client.on('error', connectionLost);
+    nameMarkedStatements(client, statementNames);
+  });
   pool.on('error', () => undefined);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

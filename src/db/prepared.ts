@@ -1,5 +1,13 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 
+/**
+ * Starts the SQL of every prepared query. On PostgreSQL, statements that carry it are run as named (server-side
+ * prepared) statements, parsed and planned once per connection (see openPostgres); on SQLite every statement is kept
+ * prepared anyway. Only these few hot point lookups are named: a generic plan is right for them, and the server keeps
+ * a bounded number of plans per connection.
+ */
+export const PREPARED_MARK = '/* prepared */ ';
+
 /** Stands for the n-th argument of a prepared query while it is compiled. */
 class Slot {
   constructor(readonly index: number) {}
@@ -19,7 +27,7 @@ export function preparedQuery<Database, Args extends unknown[], Row>(
   return async (...args: Args) => {
     compiled ??= build(...(Array.from({ length: arity }, (_, index) => new Slot(index)) as Args)).compile();
     const parameters = compiled.parameters.map((value) => (value instanceof Slot ? args[value.index] : value));
-    const result = await db.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>);
+    const result = await db.executeQuery(CompiledQuery.raw(PREPARED_MARK + compiled.sql, parameters) as CompiledQuery<Row>);
     return result.rows;
   };
 }
