@@ -13,6 +13,7 @@ export const ALL_MIGRATIONS = [
   '008_search_unaccent',
   '009_ids_never_reused',
   '010_feed_url_unique',
+  '013_article_search_column',
 ];
 
 /** Every table the migrations create. */

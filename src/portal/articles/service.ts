@@ -200,6 +200,7 @@ export class ArticleService {
       }
       return created;
     });
+    await this.queries.refreshStatistics(ids.length);
     // Sizes in characters: about the bytes, without walking 30 MB to count them exactly.
     const sizeOf = (value: NewArticle) => (value.html?.length ?? 0) + (value.info?.length ?? 0);
     return this.records(values.map((value, index) => ({ id: ids[index]!, bytes: sizeOf(value) })));
