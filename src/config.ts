@@ -55,6 +55,8 @@ export interface PostgresPoolSettings {
   idleTimeoutMs: number;
   /** DATABASE_APPLICATION_NAME: how the connections name themselves in pg_stat_activity (unless the URL names one). */
   applicationName: string;
+  /** DATABASE_STATEMENT_TIMEOUT_MS: the server cancels a statement running longer (503); 0 for no limit. Not for migrations. */
+  statementTimeoutMs: number;
 }
 
 export interface FeedSettings {
@@ -113,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectTimeoutMs: positiveInteger('DATABASE_CONNECT_TIMEOUT_MS', env.DATABASE_CONNECT_TIMEOUT_MS, 5_000),
       idleTimeoutMs: positiveInteger('DATABASE_IDLE_TIMEOUT_MS', env.DATABASE_IDLE_TIMEOUT_MS, 30_000),
       applicationName: nonEmpty('DATABASE_APPLICATION_NAME', env.DATABASE_APPLICATION_NAME ?? 'masthead'),
+      statementTimeoutMs: nonNegativeInteger('DATABASE_STATEMENT_TIMEOUT_MS', env.DATABASE_STATEMENT_TIMEOUT_MS, 30_000),
     },
     redisUrl: optionalUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
     outboundAllow: parseHostPorts(env.OUTBOUND_ALLOW),
@@ -185,6 +188,10 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
     throw new ConfigError(`${name} must be a whole number of at least 1, got "${value}"`);
   }
   return Number(value);
+}
+
+function nonNegativeInteger(name: string, value: string | undefined, fallback: number): number {
+  return value === '0' ? 0 : positiveInteger(name, value, fallback);
 }
 
 function parseFeedSyncInterval(value: string | undefined): number {

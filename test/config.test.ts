@@ -21,7 +21,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       databaseUrl: './data/masthead.sqlite',
-      postgresPool: { size: 10, connectTimeoutMs: 5000, idleTimeoutMs: 30000, applicationName: 'masthead' },
+      postgresPool: { size: 10, connectTimeoutMs: 5000, idleTimeoutMs: 30000, applicationName: 'masthead', statementTimeoutMs: 30000 },
       redisUrl: undefined,
       outboundAllow: [],
       companySiteUrl: 'https://{domain}/',
@@ -87,12 +87,13 @@ describe('loadConfig', () => {
       DATABASE_CONNECT_TIMEOUT_MS: '2500',
       DATABASE_IDLE_TIMEOUT_MS: '60000',
       DATABASE_APPLICATION_NAME: 'masthead-eu-1',
+      DATABASE_STATEMENT_TIMEOUT_MS: '0',
     });
     assert.deepEqual(config, {
       port: 8080,
       host: '0.0.0.0',
       databaseUrl: 'postgres://masthead:secret@db.internal:5432/masthead',
-      postgresPool: { size: 4, connectTimeoutMs: 2500, idleTimeoutMs: 60000, applicationName: 'masthead-eu-1' },
+      postgresPool: { size: 4, connectTimeoutMs: 2500, idleTimeoutMs: 60000, applicationName: 'masthead-eu-1', statementTimeoutMs: 0 },
       redisUrl: 'redis://cache.internal:6379/0',
       outboundAllow: ['127.0.0.1:8081', 'localhost:9000', '[::1]:80'],
       companySiteUrl: 'http://127.0.0.1:8081/sites/{domain}/',
@@ -209,6 +210,8 @@ describe('loadConfig', () => {
       ['DATABASE_CONNECT_TIMEOUT_MS', 'soon'],
       ['DATABASE_IDLE_TIMEOUT_MS', '-1'],
       ['DATABASE_APPLICATION_NAME', ' '],
+      ['DATABASE_STATEMENT_TIMEOUT_MS', '-5'],
+      ['DATABASE_STATEMENT_TIMEOUT_MS', '1e3'],
     ] as const) {
       expectConfigError(variable, value);
     }

@@ -30,6 +30,7 @@ export const DEFAULT_POSTGRES_POOL: PostgresPoolSettings = {
   connectTimeoutMs: 5_000,
   idleTimeoutMs: 30_000,
   applicationName: 'masthead',
+  statementTimeoutMs: 30_000,
 };
 
 const INT8_OID = 20;
@@ -143,6 +144,8 @@ function openPostgres(connectionString: string, settings: PostgresPoolSettings, 
     idleTimeoutMillis: settings.idleTimeoutMs,
     // A URL's own ?application_name= wins.
     ...(new URL(connectionString).searchParams.has('application_name') ? {} : { application_name: settings.applicationName }),
+    // Sent at connect: the server cancels a statement that runs longer (57014, answered 503). Migrations lift it.
+    ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
     // A peer that vanished without closing (a failover, a cable) is noticed by TCP keep-alive, not only at the next query.
     keepAlive: true,
   });

@@ -42,7 +42,13 @@ export async function migrateUpTo(db: Kysely<any>, dialect: Dialect, name: strin
 async function migrate(db: Kysely<any>, dialect: Dialect, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<MigrationResult[]> {
   const migrations: Record<string, Migration> = {};
   for (const [name, migration] of Object.entries(MIGRATIONS)) {
-    migrations[name] = { up: (database) => migration.up(database, dialect) };
+    migrations[name] = {
+      up: async (database) => {
+        // A migration may rewrite a large table: DATABASE_STATEMENT_TIMEOUT_MS is for requests, not for it.
+        if (dialect === 'postgres') await sql`set local statement_timeout = 0`.execute(database);
+        await migration.up(database, dialect);
+      },
+    };
   }
   // Kysely looks for its bookkeeping tables in every schema unless told which one: on PostgreSQL a database holding
   // another Masthead (or test) schema would make it skip creating them in ours. Name the schema the tables live in.

@@ -9,6 +9,7 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: starting up, in recovery
   '57P05', // idle_session_timeout
+  '57014', // query_canceled: DATABASE_STATEMENT_TIMEOUT_MS passed (the server is too busy, or the statement too big for now)
   '53300', // too_many_connections
   '25006', // read_only_sql_transaction: a standby after a failover, until the new primary is found
 ]);
