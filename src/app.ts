@@ -18,6 +18,7 @@ import { createSmtpMailer } from './leads/mailer.js';
 import { leadRoutes } from './leads/routes.js';
 import { wireLeadDomain } from './leads/wiring.js';
 import { createSafeFetcher } from './net/safe-fetch.js';
+import { ArticleQueries } from './portal/articles/queries.js';
 import { ArticleService } from './portal/articles/service.js';
 import { AuditQueries } from './portal/audit/queries.js';
 import { AuditService } from './portal/audit/service.js';
@@ -123,7 +124,8 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   app.addHook('onClose', () => fetcher.close());
   // Feeds are read in the worker threads; the manual and the scheduled synchronize share one runner.
   const feedSource: FeedSource = { fetch: (url, options) => fetcher.fetch(url, options), reader: pooledFeedReader(workers) };
-  const feedRunner = new FeedRunner(db, feedSource, { intervalMinutes: config.feeds.syncIntervalMinutes });
+  const articleQueries = new ArticleQueries(db, dialect);
+  const feedRunner = new FeedRunner(db, articleQueries, feedSource, { intervalMinutes: config.feeds.syncIntervalMinutes });
   const feedScheduler = new FeedScheduler(db, dialect, feedRunner, { logger: app.log });
   const feeds = new FeedService(db, publications, feedSource, feedRunner, () => feedScheduler.wake());
   app.decorate('feedScheduler', feedScheduler);
@@ -135,7 +137,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   const portal: PortalServices = {
     accounts,
     publications,
-    articles: new ArticleService(db, dialect, publications, (htmls) => sanitizeArticlesInPool(workers, htmls)),
+    articles: new ArticleService(db, articleQueries, publications, (htmls) => sanitizeArticlesInPool(workers, htmls)),
     categories: new CategoryService(new CategoryQueries(db), publications),
     issues: new IssueService(new IssueQueries(db), publications),
     clients: new ClientService(db),

@@ -2,7 +2,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
 import { sanitizeArticleHtml } from '../../content/sanitize.js';
-import type { Dialect } from '../../db/connection.js';
 import type { ArticleChanges, Database, NewArticle, Publication } from '../../db/types.js';
 import { type FieldProblem, forbidden, notFound, validationError } from '../../errors.js';
 import { slicer } from '../../workers/slices.js';
@@ -10,7 +9,7 @@ import { allows } from '../permissions.js';
 import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
 import { idsInPublication } from '../publications/queries.js';
 import type { PublicationService } from '../publications/service.js';
-import { type ArticleFilter, ArticleQueries, type ArticleWithCategories, deleteArticle, insertArticle, updateArticle } from './queries.js';
+import { type ArticleFilter, type ArticleQueries, type ArticleWithCategories, deleteArticle, insertArticle, updateArticle } from './queries.js';
 import type { ArticleCreateInput, ArticleListOptions, ArticlePageOptions, ArticleUpdateInput, ArticleView, FlexPdfArticleInput } from './schemas.js';
 
 /** The plain list returns at most this many articles; the page endpoint walks through any number. */
@@ -63,16 +62,12 @@ export interface ArticleList {
 }
 
 export class ArticleService {
-  private readonly queries: ArticleQueries;
-
   constructor(
     private readonly db: Kysely<Database>,
-    dialect: Dialect,
+    private readonly queries: ArticleQueries,
     private readonly publications: PublicationService,
     private readonly sanitize: ArticleHtmlSanitizer = sanitizeInline,
-  ) {
-    this.queries = new ArticleQueries(db, dialect);
-  }
+  ) {}
 
   /** At most LIST_LIMIT articles and about LIST_MAX_BYTES of them, from `offset` on. */
   async list(principal: Principal, appId: string, options: ArticleListOptions): Promise<ArticleList> {

@@ -4,6 +4,7 @@
 
 import type { Kysely } from 'kysely';
 import type { Database, RssFeedRow } from '../../db/types.js';
+import type { ArticleQueries } from '../articles/queries.js';
 import { nowIso } from '../../time.js';
 import { feedCategoryIds, feedHoldingUrl, isUniqueViolation } from './queries.js';
 import {
@@ -51,6 +52,7 @@ export function emptyResult(jobId: string, status: SyncResultView['job_status'])
 export class FeedRunner {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly articles: Pick<ArticleQueries, 'refreshStatistics'>,
     private readonly source: FeedSource,
     readonly settings: ScheduleSettings,
   ) {}
@@ -110,6 +112,7 @@ export class FeedRunner {
         if (fetched.feed) Object.assign(result, await importEntries(trx, feed, categoryIds, fetched.feed.entries));
         else result.not_modified = true;
       });
+      if (result.imported > 0) await this.articles.refreshStatistics(result.imported);
     } catch (error) {
       Object.assign(result, emptyResult(jobId, 'failed'), { failed: 1 });
       if (error instanceof LeaseLost) {
