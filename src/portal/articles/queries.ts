@@ -1,6 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Dialect } from '../../db/connection.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { executePrepared, preparedQuery } from '../../db/prepared.js';
 import type { ArticleChanges, ArticleRow, Database, NewArticle } from '../../db/types.js';
 import type { ArticleOrderField } from './schemas.js';
 
@@ -102,11 +102,10 @@ export class ArticleQueries {
 
   async count(filter: ArticleFilter): Promise<number> {
     if (filter.issueId === undefined && !filter.words?.length) {
-      const counted = await this.db
-        .selectFrom('article_counts')
-        .select('total')
-        .where('publication_id', '=', filter.publicationId)
-        .executeTakeFirst();
+      const [counted] = await executePrepared(
+        this.db,
+        this.db.selectFrom('article_counts').select('total').where('publication_id', '=', filter.publicationId),
+      );
       return counted?.total ?? 0;
     }
     const row = await this.filtered(filter)
@@ -124,7 +123,7 @@ export class ArticleQueries {
     // The window is found on the narrow indexes alone (an index-only scan skipping `offset` entries); only its own
     // rows are then read for their sizes, in the same order.
     const window = ordered(this.filtered(filter).select('articles.id'), order).limit(limit).offset(offset);
-    const rows = await ordered(
+    const query = ordered(
       this.db
         .selectFrom('articles')
         .select([
@@ -135,18 +134,22 @@ export class ArticleQueries {
         ])
         .where('articles.id', 'in', window),
       order,
-    ).execute();
+    );
+    // Without words the plan is the same for any values (the narrow index, in order): prepared on PostgreSQL. A
+    // search's best plan depends on how many articles the words match, so it is planned for its own values.
+    const rows = filter.words?.length ? await query.execute() : await executePrepared(this.db, query);
     return rows.map((row) => ({ id: row.id, bytes: Number(row.bytes) }));
   }
 
   /** The articles of these ids, in this order (ids no longer there are left out). */
   async rows(ids: number[]): Promise<ArticleWithCategories[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('articles')
-      .select([...ARTICLE_COLUMNS, this.categoryList.as('category_list')])
-      .where('id', 'in', ids)
-      .execute();
+    const query = this.db.selectFrom('articles').select([...ARTICLE_COLUMNS, this.categoryList.as('category_list')]);
+    // On PostgreSQL one array parameter, so that the statement is the same for any number of ids and stays prepared.
+    const rows =
+      this.dialect === 'postgres'
+        ? await executePrepared(this.db, query.where(sql<boolean>`articles.id = any(${ids})`))
+        : await query.where('id', 'in', ids).execute();
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
