@@ -27,15 +27,13 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
 import { type IncomingHttpHeaders, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { type EventLoopDelayReading, ROOT, type Server, askServer, startServer, stopServer } from './children.js';
 import { othersShare, sampleCpu } from './cpu.js';
-import { benchPostgres, inSchema, withClient } from './postgres.js';
+import { type ScratchDatabase as Database, scratchDatabases } from './postgres.js';
 import { fixed, table } from './report.js';
 
 const GOAL_MS = 100;
@@ -56,12 +54,6 @@ interface Answer {
   ms: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
-}
-
-interface Database {
-  dialect: Dialect;
-  url: string;
-  drop(): Promise<void>;
 }
 
 /** What the scenarios of one database share: its URL, the seeded ids and keys, what earlier scenarios made. */
@@ -354,34 +346,6 @@ class Probe {
 
 // --- databases and seeding ------------------------------------------------------------------------------------
 
-async function databases(): Promise<{ list: (() => Promise<Database>)[]; note?: string }> {
-  const sqlite = async (): Promise<Database> => {
-    const folder = join(ROOT, '.bench');
-    mkdirSync(folder, { recursive: true });
-    const path = join(folder, `event-loop-${process.pid}.sqlite`);
-    return {
-      dialect: 'sqlite',
-      url: path,
-      drop: async () => {
-        for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-      },
-    };
-  };
-  const found = await benchPostgres();
-  if (found.url === undefined) return { list: [sqlite], note: found.note };
-  const base = found.url;
-  const postgres = async (): Promise<Database> => {
-    const schema = `bench_eld_${randomBytes(6).toString('hex')}`;
-    await withClient(base, (client) => client.query(`create schema ${schema}`));
-    return {
-      dialect: 'postgres',
-      url: inSchema(base, schema),
-      drop: () => withClient(base, async (client) => void (await client.query(`drop schema ${schema} cascade`))),
-    };
-  };
-  return { list: [sqlite, postgres] };
-}
-
 /** `masthead <args>` (src/cli.ts through tsx) against the database; its one JSON line. */
 function cli(databaseUrl: string, args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -633,7 +597,7 @@ export async function runEventLoopBench(): Promise<void> {
     feedBytes: feed.length,
   };
   const list = scenarios(inputs);
-  const { list: makers, note } = await databases();
+  const { list: makers, note } = await scratchDatabases('event-loop');
   console.log(
     `\nEvent loop: the server's own event-loop delay (monitorEventLoopDelay, 10 ms resolution, read over IPC) and a /healthz probe ` +
       `every ${PROBE_INTERVAL_MS} ms, while each heavy request runs; goal: no request holds the loop more than ${GOAL_MS} ms`,

@@ -1,5 +1,6 @@
-// The lead API bench: POST /api/client/process-lead against the real server (a child process, SQLite), with the
-// company sites and an OpenAI-compatible LLM played by local servers in this process (site answers in SITE_DELAY_MS,
+// The lead API bench: POST /api/client/process-lead against the real server (a child process, on SQLite and then on
+// PostgreSQL, each in a database of its own), with the company sites and an OpenAI-compatible LLM played by local
+// servers in this process (site answers in SITE_DELAY_MS,
 // the LLM in LLM_DELAY_MS). Every lead has a domain of its own, so every lead is researched (no cache hit) unless the
 // row says otherwise. "overhead" is a lead's latency minus the latencies of the played site and LLM for that lead,
 // as a client sees them (the time each spent on the lead's request, plus a plain HTTP round trip to it, measured
@@ -7,10 +8,8 @@
 //
 // Settings (environment): BENCH_LEAD_ROUNDS rounds of 50 concurrent leads (6), BENCH_LEAD_SINGLE sequential leads (30).
 
-import { mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
@@ -18,7 +17,8 @@ import { AccountQueries } from '../src/accounts/queries.js';
 import { AccountService } from '../src/accounts/service.js';
 import { openStorage } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { ROOT, startServer, stopServer } from './children.js';
+import { startServer, stopServer } from './children.js';
+import { type ScratchDatabase, scratchDatabases } from './postgres.js';
 import { fixed, table } from './report.js';
 
 const SITE_DELAY_MS = 20;
@@ -96,11 +96,34 @@ function percentile(values: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? NaN;
 }
 
+interface LeadRun {
+  dialect: ScratchDatabase['dialect'];
+  single: LeadResult[];
+  cached: LeadResult[];
+  concurrent: LeadResult[];
+  concurrentSeconds: number;
+  roundMs: number[];
+  siteExtraMs: number;
+  llmExtraMs: number;
+}
+
 export async function runLeadBench(): Promise<void> {
-  const folder = join(ROOT, '.bench');
-  mkdirSync(folder, { recursive: true });
-  const databasePath = join(folder, `leads-${process.pid}.sqlite`);
-  const storage = openStorage(databasePath);
+  const { list, note } = await scratchDatabases('leads');
+  if (note) console.log(note);
+  const runs: LeadRun[] = [];
+  for (const make of list) {
+    const database = await make();
+    try {
+      runs.push(await runOn(database));
+    } finally {
+      await database.drop();
+    }
+  }
+  report(runs);
+}
+
+async function runOn(database: ScratchDatabase): Promise<LeadRun> {
+  const storage = openStorage(database.url);
   await migrateToLatest(storage.db, storage.dialect);
   const { api_key: apiKey } = await new AccountService(new AccountQueries(storage.db)).createAccount({
     email: `bench-${Date.now()}@masthead.test`,
@@ -113,7 +136,7 @@ export async function runLeadBench(): Promise<void> {
   const sites = await playSites();
   const llm = await playLlm();
   const server = await startServer('masthead', 'bench/server.ts', {
-    DATABASE_URL: databasePath,
+    DATABASE_URL: database.url,
     PORT: '0',
     LOG_LEVEL: 'silent',
     COMPANY_SITE_URL: `http://127.0.0.1:${sites.port}/{domain}/`,
@@ -192,75 +215,69 @@ export async function runLeadBench(): Promise<void> {
     }
     const concurrentSeconds = (performance.now() - concurrentStarted) / 1000;
 
-    const row = (label: string, results: LeadResult[], leadsPerSecond: number) => [
-      label,
-      String(results.length),
-      fixed(leadsPerSecond, 1),
-      fixed(
-        percentile(
-          results.map((r) => r.latencyMs),
-          0.5,
-        ),
-        1,
-      ),
-      fixed(
-        percentile(
-          results.map((r) => r.latencyMs),
-          0.99,
-        ),
-        1,
-      ),
-      fixed(
-        percentile(
-          results.map((r) => r.overheadMs),
-          0.5,
-        ),
-        2,
-      ),
-      fixed(
-        percentile(
-          results.map((r) => r.overheadMs),
-          0.99,
-        ),
-        2,
-      ),
-    ];
-    const sequentialRate = (results: LeadResult[]) => results.length / (results.reduce((sum, r) => sum + r.latencyMs, 0) / 1000);
-    console.log(`\nLead API: process-lead, site played in ${SITE_DELAY_MS} ms, LLM in ${LLM_DELAY_MS} ms, SQLite`);
-    console.log(
-      `(a direct call adds ${fixed(siteExtraMs, 2)} ms to the site's and ${fixed(llmExtraMs, 2)} ms to the LLM's own time; both count as theirs)\n`,
-    );
-    console.log(
-      table(
-        ['scenario', 'leads', 'leads/s', 'p50 ms', 'p99 ms', 'overhead p50', 'overhead p99'],
-        [
-          row('one lead at a time (site + LLM)', single, sequentialRate(single)),
-          row('one at a time, research cached', cached, sequentialRate(cached)),
-          row(`${CONCURRENCY} concurrent (site + LLM)`, concurrent, concurrent.length / concurrentSeconds),
-        ],
-        [false, true, true, true, true, true, true],
-      ),
-    );
-    const oneLeadMs = percentile(
-      single.map((r) => r.latencyMs),
-      0.5,
-    );
-    const batchMs = percentile(roundMs, 0.5);
-    const overhead = percentile(
-      single.map((r) => r.overheadMs),
-      0.5,
-    );
-    console.log(
-      `\n${CONCURRENCY} concurrent leads finish in ${fixed(batchMs, 0)} ms (median of ${ROUNDS} rounds) = ${fixed(batchMs / oneLeadMs, 2)}× one lead's ${fixed(oneLeadMs, 0)} ms (target < 2×)`,
-    );
-    console.log(
-      `Masthead's own overhead per lead: ${fixed(overhead, 2)} ms median (target < 5 ms)${overhead < 5 && batchMs / oneLeadMs < 2 ? '' : '  <- target missed'}`,
-    );
+    return { dialect: database.dialect, single, cached, concurrent, concurrentSeconds, roundMs, siteExtraMs, llmExtraMs };
   } finally {
     await stopServer(server);
     await agent.close();
     sites.server.close();
     llm.server.close();
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${databasePath}${suffix}`, { force: true });
+  }
+}
+
+function report(runs: LeadRun[]): void {
+  const name = (dialect: LeadRun['dialect']) => (dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL');
+  const latencies = (results: LeadResult[], share: number, field: keyof LeadResult, digits: number) =>
+    fixed(
+      percentile(
+        results.map((result) => result[field]),
+        share,
+      ),
+      digits,
+    );
+  const row = (run: LeadRun, label: string, results: LeadResult[], leadsPerSecond: number) => [
+    label,
+    name(run.dialect),
+    String(results.length),
+    fixed(leadsPerSecond, 1),
+    latencies(results, 0.5, 'latencyMs', 1),
+    latencies(results, 0.99, 'latencyMs', 1),
+    latencies(results, 0.5, 'overheadMs', 2),
+    latencies(results, 0.99, 'overheadMs', 2),
+  ];
+  const sequentialRate = (results: LeadResult[]) => results.length / (results.reduce((sum, r) => sum + r.latencyMs, 0) / 1000);
+  console.log(`\nLead API: process-lead, site played in ${SITE_DELAY_MS} ms, LLM in ${LLM_DELAY_MS} ms`);
+  for (const run of runs) {
+    console.log(
+      `(${name(run.dialect)}: a direct call adds ${fixed(run.siteExtraMs, 2)} ms to the site's and ${fixed(run.llmExtraMs, 2)} ms to the LLM's own time; both count as theirs)`,
+    );
+  }
+  console.log('');
+  console.log(
+    table(
+      ['scenario', 'database', 'leads', 'leads/s', 'p50 ms', 'p99 ms', 'overhead p50', 'overhead p99'],
+      runs.flatMap((run) => [
+        row(run, 'one lead at a time (site + LLM)', run.single, sequentialRate(run.single)),
+        row(run, 'one at a time, research cached', run.cached, sequentialRate(run.cached)),
+        row(run, `${CONCURRENCY} concurrent (site + LLM)`, run.concurrent, run.concurrent.length / run.concurrentSeconds),
+      ]),
+      [false, false, true, true, true, true, true, true],
+    ),
+  );
+  console.log('');
+  for (const run of runs) {
+    const oneLeadMs = percentile(
+      run.single.map((r) => r.latencyMs),
+      0.5,
+    );
+    const batchMs = percentile(run.roundMs, 0.5);
+    const overhead = percentile(
+      run.single.map((r) => r.overheadMs),
+      0.5,
+    );
+    console.log(
+      `${name(run.dialect)}: ${CONCURRENCY} concurrent leads finish in ${fixed(batchMs, 0)} ms (median of ${ROUNDS} rounds) = ` +
+        `${fixed(batchMs / oneLeadMs, 2)}x one lead's ${fixed(oneLeadMs, 0)} ms (target < 2x); ` +
+        `Masthead's own overhead per lead: ${fixed(overhead, 2)} ms median (target < 5 ms)${overhead < 5 && batchMs / oneLeadMs < 2 ? '' : '  <- target missed'}`,
+    );
   }
 }

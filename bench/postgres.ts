@@ -1,8 +1,12 @@
-// Which PostgreSQL the benchmarks use: BENCH_POSTGRES_URL, else the local server CI has
+// The databases of the benchmarks. Which PostgreSQL: BENCH_POSTGRES_URL, else the local server CI has
 // (postgres://root@127.0.0.1:5432/test) when it answers. An explicit BENCH_POSTGRES_URL that does not answer is an
 // error; a missing local server skips the PostgreSQL rows with a note.
 
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
+import { ROOT } from './children.js';
 
 const DEFAULT_POSTGRES_URL = 'postgres://root@127.0.0.1:5432/test';
 
@@ -41,4 +45,43 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
   } finally {
     await client.end();
   }
+}
+
+/** A database a bench section makes for itself and drops afterwards. */
+export interface ScratchDatabase {
+  dialect: 'sqlite' | 'postgres';
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * Makers of a fresh database on each side: a SQLite file under .bench/ and, when PostgreSQL answers, a schema of its
+ * own (`note` says why PostgreSQL is left out otherwise).
+ */
+export async function scratchDatabases(name: string): Promise<{ list: (() => Promise<ScratchDatabase>)[]; note?: string }> {
+  const sqlite = async (): Promise<ScratchDatabase> => {
+    const folder = join(ROOT, '.bench');
+    mkdirSync(folder, { recursive: true });
+    const path = join(folder, `${name}-${process.pid}.sqlite`);
+    return {
+      dialect: 'sqlite',
+      url: path,
+      drop: async () => {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+      },
+    };
+  };
+  const found = await benchPostgres();
+  if (found.url === undefined) return { list: [sqlite], note: found.note };
+  const base = found.url;
+  const postgres = async (): Promise<ScratchDatabase> => {
+    const schema = `bench_${name.replace(/\W/g, '_')}_${randomBytes(6).toString('hex')}`;
+    await withClient(base, (client) => client.query(`create schema ${schema}`));
+    return {
+      dialect: 'postgres',
+      url: inSchema(base, schema),
+      drop: () => withClient(base, async (client) => void (await client.query(`drop schema ${schema} cascade`))),
+    };
+  };
+  return { list: [sqlite, postgres] };
 }

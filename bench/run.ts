@@ -243,7 +243,13 @@ function invalidity(result: Measurement): string | undefined {
 
 /** The goals of issue 13, per database: a share of the bare route, or a p99 bound at a number of connections. */
 const GOALS: { key: string; label: string; check: (row: Row, share: number) => boolean; sqlite: string; postgres: string }[] = [
-  { key: 'get', label: 'single-article GET', check: (row, share) => share >= (row.dialect === 'sqlite' ? 50 : 25), sqlite: '>= 50% of bare', postgres: '>= 25% of bare' },
+  {
+    key: 'get',
+    label: 'single-article GET',
+    check: (row, share) => share >= (row.dialect === 'sqlite' ? 50 : 25),
+    sqlite: '>= 50% of bare',
+    postgres: '>= 25% of bare',
+  },
   ...(['page', 'deep', 'filter'] as const).map((key) => ({
     key,
     label: key === 'page' ? 'page' : key === 'deep' ? 'deep page' : 'filter page',
@@ -288,11 +294,11 @@ function print(rows: Row[], seeds: Seed[]): void {
   }
   console.log('');
   console.log(
-    table(
-      ['scenario', 'conns', ...dialects.flatMap((dialect) => [`${name(dialect)} req/s`, 'vs bare', 'p50 ms', 'p99 ms', 'check'])],
-      lines,
-      [false, true, ...dialects.flatMap(() => [true, true, true, true, false])],
-    ),
+    table(['scenario', 'conns', ...dialects.flatMap((dialect) => [`${name(dialect)} req/s`, 'vs bare', 'p50 ms', 'p99 ms', 'check'])], lines, [
+      false,
+      true,
+      ...dialects.flatMap(() => [true, true, true, true, false]),
+    ]),
   );
   if (rows.some((row) => row.others > 0.1)) {
     console.log('\nwarning: other processes took more than 10% of the CPU during rows marked "busy": run again on a quiet machine.');

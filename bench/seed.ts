@@ -91,7 +91,12 @@ export async function prepareSqliteSeed(): Promise<Seed> {
 
   for (const suffix of ['', '-wal', '-shm', '.json']) rmSync(`${databasePath}${suffix}`, { force: true });
   const owner = await createOwner(databasePath);
-  const created = { apiKey: owner.apiKey, appId: owner.appId, categoryIds: owner.categoryIds, lastArticleId: insertSqliteArticles(databasePath, owner) };
+  const created = {
+    apiKey: owner.apiKey,
+    appId: owner.appId,
+    categoryIds: owner.categoryIds,
+    lastArticleId: insertSqliteArticles(databasePath, owner),
+  };
   writeFileSync(metaPath, JSON.stringify({ version, ...created } satisfies SeedMeta, null, 2));
   return seed(created, false);
 }
