@@ -1,5 +1,5 @@
 // PostgreSQL plans article reads from the table's statistics; an import that adds many rows refreshes them at once
-// (ANALYZE) rather than leaving the planner blind until autovacuum's next round.
+// (ANALYZE) rather than leaving the planner blind until autovacuum's next round, and marks them all-visible (VACUUM).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -43,5 +43,21 @@ describe('article statistics after an import (postgres)', { skip: !POSTGRES_URL 
     assert.ok((await analyzed()) > 0, 'pg_stats holds the articles columns');
     const total = await api.get(`${PORTAL}/articles/${appId}/page/1?per_page=5`);
     assert.equal(total.body.total, 70);
+  });
+
+  it('vacuums them once 1,000 were inserted since the last vacuum, so that their index entries need no heap visit', async () => {
+    const vacuumed = async () =>
+      (await sql<{ at: unknown }>`select last_vacuum as at from pg_stat_user_tables where relid = 'articles'::regclass`.execute(t.storage.db)).rows[0]
+        ?.at;
+    assert.equal(await vacuumed(), null);
+    await importArticles(500);
+    assert.equal(await vacuumed(), null);
+    await importArticles(500);
+    assert.ok(await vacuumed(), 'last_vacuum is set');
+    const visible = await sql<{
+      all: number;
+      pages: number;
+    }>`select relallvisible as all, relpages as pages from pg_class where oid = 'articles'::regclass`.execute(t.storage.db);
+    assert.ok(visible.rows[0]!.all > 0 && visible.rows[0]!.all >= visible.rows[0]!.pages - 1, 'the pages are marked all-visible');
   });
 });

@@ -80,21 +80,28 @@ export class ArticleQueries {
   }
 
   /**
-   * After `added` articles were inserted at once: on PostgreSQL, VACUUM and ANALYZE the articles when the rows changed
-   * since the last analysis reach autovacuum's threshold (10% of the table, and 50), now rather than at autovacuum's
-   * next round (or never, where it is off). Until then the planner, blind to the new rows, can pick a plan that reads
-   * all of them for one page, and a deep page cannot skip its offset on the index alone (the new rows are not yet
-   * marked all-visible). Vacuum only visits pages changed since the last one; SKIP_LOCKED leaves the work to a
-   * vacuum already running. The statistics views lag by up to a second, so the rows just added are counted too.
-   * Never fails: the articles are in, and upkeep that could not run now is left to the next import or to autovacuum.
+   * After `added` articles were inserted at once, on PostgreSQL: VACUUM the articles once 1,000 were inserted since
+   * the last vacuum, so that a deep page skips its offset on the index alone (rows not yet marked all-visible cost a
+   * heap visit each: 6,000 of them made a page at offset 40,000 take 22 ms instead of 5); and ANALYZE them once the
+   * rows changed since the last analysis reach autovacuum's threshold (10% of the table, and 50), so that the planner
+   * is not blind to the new rows. Both now, rather than at autovacuum's next round (or never, where it is off, as on
+   * our test server). Vacuum only visits pages changed since the last one; SKIP_LOCKED leaves the work to one already
+   * running. The statistics views lag by up to a second, so the rows just added are counted too. Never fails: the
+   * articles are in, and upkeep that could not run now is left to the next import or to autovacuum.
    */
   async refreshStatistics(added: number): Promise<void> {
     if (this.dialect !== 'postgres') return;
     try {
-      const row = await sql<{ changed: number; rows: number }>`select coalesce(s.n_mod_since_analyze, 0) as changed, greatest(c.reltuples, 0) as rows
+      const counted = await sql<{ changed: number; inserted: number; rows: number }>`select coalesce(s.n_mod_since_analyze, 0) as changed,
+          coalesce(s.n_ins_since_vacuum, 0) as inserted, greatest(c.reltuples, 0) as rows
         from pg_class c left join pg_stat_user_tables s on s.relid = c.oid where c.oid = 'articles'::regclass`.execute(this.db);
-      const { changed = 0, rows = 0 } = row.rows[0] ?? {};
-      if (Number(changed) + added >= 0.1 * Number(rows) + 50) await sql`vacuum (analyze, skip_locked) articles`.execute(this.db);
+      const { changed = 0, inserted = 0, rows = 0 } = counted.rows[0] ?? {};
+      const analyze = Number(changed) + added >= 0.1 * Number(rows) + 50;
+      if (Number(inserted) + added >= 1_000) {
+        await (analyze ? sql`vacuum (analyze, skip_locked) articles` : sql`vacuum (skip_locked) articles`).execute(this.db);
+      } else if (analyze) {
+        await sql`analyze (skip_locked) articles`.execute(this.db);
+      }
     } catch {
       // See above.
     }
