@@ -19,6 +19,18 @@ describe('WorkerPool', () => {
     }
   });
 
+  it('cleans a usual article (under 16 KiB of HTML in all) here, without a worker, and a larger one in the workers', async () => {
+    // Workers that have no sanitizer: what they are asked to clean fails.
+    const pool = new WorkerPool({ threads: 1, filename: FIXTURE });
+    try {
+      const small = ['<p onclick="x()">Hello<script>x()</script></p>', `<p>${'word '.repeat(3_000)}</p>`];
+      assert.deepEqual(await sanitizeArticlesInPool(pool, small), small.map(sanitizeArticleHtml));
+      await assert.rejects(sanitizeArticlesInPool(pool, [`<p>${'word '.repeat(4_000)}</p>`]), WorkerTaskError);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('turns a task that throws, a worker that crashes and a task that never ends into clean errors, and keeps working', async () => {
     const errors: unknown[] = [];
     const pool = new WorkerPool({ threads: 1, filename: FIXTURE, taskTimeoutMs: 1000, onError: (error) => errors.push(error) });
