@@ -2,6 +2,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Dialect } from '../../db/connection.js';
 import { executePrepared, preparedQuery } from '../../db/prepared.js';
 import type { ArticleChanges, ArticleRow, Database, NewArticle } from '../../db/types.js';
+import { PageAnchors } from './page-anchors.js';
 import type { ArticleOrderField } from './schemas.js';
 
 export interface ArticleFilter {
@@ -25,6 +26,9 @@ export interface CategoryRef {
 const NULLABLE_ORDER_FIELDS = new Set<ArticleOrderField>(['date', 'position']);
 
 type ArticleSelect = SelectQueryBuilder<Database, 'articles', object>;
+
+/** Pages before this offset are found by walking the index: a few hundred microseconds at most. */
+const ANCHOR_MIN_OFFSET = 1_000;
 
 /** Every column of an article (PostgreSQL also stores the search words, migration 013, which reads never need). */
 const ARTICLE_COLUMNS = [
@@ -52,6 +56,7 @@ export type ArticleWithCategories = ArticleRow & { categories: CategoryRef[] };
 
 export class ArticleQueries {
   private readonly findPrepared;
+  private readonly anchors = new PageAnchors();
   /** The article's categories as JSON `[[id, name], ...]` by id, a column of the same query (one round trip). */
   private readonly categoryList;
 
@@ -127,9 +132,20 @@ export class ArticleQueries {
    * ids are found on the narrow indexes, so a deep offset skips index entries rather than whole articles.
    */
   async windowIds(filter: ArticleFilter, order: ArticleOrder, limit: number, offset: number): Promise<{ id: number; bytes: number }[]> {
-    // The window is found on the narrow indexes alone (an index-only scan skipping `offset` entries); only its own
+    let ids = this.filtered(filter).select('articles.id');
+    let skip = offset;
+    // A deep page of the plain list starts from the nearest page start this process saw at the list's version.
+    const anchored = offset >= ANCHOR_MIN_OFFSET && filter.issueId === undefined && !filter.words?.length && order.field === 'id';
+    const list = `${filter.publicationId}:${order.direction}`;
+    const version = anchored ? await this.listVersion(filter.publicationId) : '';
+    const anchor = anchored ? this.anchors.nearest(list, version, offset) : undefined;
+    if (anchor) {
+      ids = ids.where('articles.id', order.direction === 'desc' ? '<=' : '>=', anchor.id);
+      skip = offset - anchor.offset;
+    }
+    // The window is found on the narrow indexes alone (an index-only scan skipping `skip` entries); only its own
     // rows are then read for their sizes, in the same order.
-    const window = ordered(this.filtered(filter).select('articles.id'), order).limit(limit).offset(offset);
+    const window = ordered(ids, order).limit(limit).offset(skip);
     const query = ordered(
       this.db
         .selectFrom('articles')
@@ -145,7 +161,28 @@ export class ArticleQueries {
     // Without words the plan is the same for any values (the narrow index, in order): prepared on PostgreSQL. A
     // search's best plan depends on how many articles the words match, so it is planned for its own values.
     const rows = filter.words?.length ? await query.execute() : await executePrepared(this.db, query);
+    if (anchored && rows[0]) this.anchors.remember(list, version, { offset, id: rows[0].id });
     return rows.map((row) => ({ id: row.id, bytes: Number(row.bytes) }));
+  }
+
+  /** The plain list's version (see PageAnchors): how many articles the publication has, and its highest id. */
+  private async listVersion(publicationId: number): Promise<string> {
+    const [row] = await executePrepared(
+      this.db,
+      this.db
+        .selectFrom('article_counts')
+        .select([
+          'total',
+          (eb) =>
+            eb
+              .selectFrom('articles')
+              .select((inner) => inner.fn.max('articles.id').as('last'))
+              .where('articles.publication_id', '=', publicationId)
+              .as('last'),
+        ])
+        .where('article_counts.publication_id', '=', publicationId),
+    );
+    return `${row?.total ?? 0}:${row?.last ?? 0}`;
   }
 
   /** The articles of these ids, in this order (ids no longer there are left out). */
