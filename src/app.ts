@@ -16,6 +16,8 @@ import { connectRedis } from './infra/redis.js';
 import { createLlmClient } from './leads/generation/llm.js';
 import { createSmtpMailer } from './leads/mailer.js';
 import { leadRoutes } from './leads/routes.js';
+import { TemplateQueries } from './leads/templates/queries.js';
+import { TemplateService } from './leads/templates/service.js';
 import { wireLeadDomain } from './leads/wiring.js';
 import { createSafeFetcher } from './net/safe-fetch.js';
 import { ArticleQueries } from './portal/articles/queries.js';
@@ -61,6 +63,15 @@ export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
 function trustHops(hops: number) {
   return (_address: string, hop: number) => hop < hops;
+}
+
+/** The services the CLI's admin commands use (account, publication, key, template), built here as for the app. */
+export function buildAdminServices({ db }: Storage) {
+  return {
+    accounts: new AccountService(new AccountQueries(db)),
+    publications: new PublicationService(new PublicationQueries(db)),
+    templates: new TemplateService(new TemplateQueries(db)),
+  };
 }
 
 /** The one composition root: builds every service from its dependencies and mounts both APIs. */

@@ -1,18 +1,12 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
-import { AccountQueries } from './accounts/queries.js';
-import { AccountService } from './accounts/service.js';
-import { buildApp } from './app.js';
+import { buildAdminServices, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openStorage, type Storage } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { MAX_TEMPLATE_BYTES } from './leads/templates/engine.js';
-import { TemplateQueries } from './leads/templates/queries.js';
-import { TemplateService } from './leads/templates/service.js';
-import { PublicationQueries } from './portal/publications/queries.js';
-import { PublicationService } from './portal/publications/service.js';
 
 // No help text after a usage error: every command fails with one line (`--help` shows the usage).
 const program = new Command('masthead').description('Masthead: the publication portal and lead email generation service');
@@ -41,7 +35,7 @@ account
   .option('--name <name>', "the account's name (default: the email's domain)")
   .option('--plan <plan>', 'free, pro or business', 'free')
   .action((options: { email: string; password: string; name?: string; plan: string }) =>
-    withStorage(async (storage) => print(await new AccountService(new AccountQueries(storage.db)).createAccount(options))),
+    withStorage(async (storage) => print(await buildAdminServices(storage).accounts.createAccount(options))),
   );
 
 const publication = program.command('publication').description('manage publications');
@@ -53,7 +47,7 @@ publication
   .option('--name <name>', "the publication's name (default: the App ID)")
   .action((options: { account: number; appId: string; name?: string }) =>
     withStorage(async (storage) => {
-      const created = await new PublicationService(new PublicationQueries(storage.db)).create({
+      const created = await buildAdminServices(storage).publications.create({
         accountId: options.account,
         appId: options.appId,
         name: options.name,
@@ -70,7 +64,7 @@ key
   .option('--name <name>', 'a name to tell the key apart')
   .action((options: { user: number; name?: string }) =>
     withStorage(async (storage) =>
-      print({ api_key: await new AccountService(new AccountQueries(storage.db)).createKey({ userId: options.user, name: options.name }) }),
+      print({ api_key: await buildAdminServices(storage).accounts.createKey({ userId: options.user, name: options.name }) }),
     ),
   );
 
@@ -86,8 +80,9 @@ template
   .action((options: { account: number; name: string; file: string; subject?: string; default?: boolean }) =>
     withStorage(async (storage) => {
       const body = await readTemplateFile(options.file);
-      await new AccountService(new AccountQueries(storage.db)).getAccount(options.account);
-      const created = await new TemplateService(new TemplateQueries(storage.db)).create(options.account, {
+      const { accounts, templates } = buildAdminServices(storage);
+      await accounts.getAccount(options.account);
+      const created = await templates.create(options.account, {
         name: options.name,
         subject: options.subject,
         body,
