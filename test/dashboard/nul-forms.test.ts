@@ -7,7 +7,13 @@ import { expectPage, expectRedirect, PASSWORD, type PageClient, pageClient, sign
 
 /** Everything stored, table by table (on either database): a refused form must leave it as it was. */
 async function snapshot(t: TestApp): Promise<string> {
-  const tables = (await t.storage.db.introspection.getTables()).map((table) => table.name).sort();
+  // On PostgreSQL, the tables of this app's schema only: the database holds other tests' schemas (and the bench's).
+  const schema =
+    t.storage.dialect === 'postgres' ? (await sql<{ name: string }>`select current_schema() as name`.execute(t.storage.db)).rows[0]!.name : undefined;
+  const tables = (await t.storage.db.introspection.getTables())
+    .filter((table) => schema === undefined || table.schema === schema)
+    .map((table) => table.name)
+    .sort();
   const rows: Record<string, unknown[]> = {};
   for (const name of tables) rows[name] = (await sql.raw(`select * from "${name}" order by 1`).execute(t.storage.db)).rows;
   return JSON.stringify(rows);
