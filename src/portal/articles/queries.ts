@@ -57,6 +57,8 @@ export type ArticleWithCategories = ArticleRow & { categories: CategoryRef[] };
 export class ArticleQueries {
   private readonly findPrepared;
   private readonly anchors = new PageAnchors();
+  /** Articles this instance inserted in bulk since its last VACUUM and ANALYZE (see refreshStatistics). */
+  private readonly ownInserts = { sinceVacuum: 0, sinceAnalyze: 0 };
   /** The article's categories as JSON `[[id, name], ...]` by id, a column of the same query (one round trip). */
   private readonly categoryList;
 
@@ -91,22 +93,27 @@ export class ArticleQueries {
    * rows changed since the last analysis reach autovacuum's threshold (10% of the table, and 50), so that the planner
    * is not blind to the new rows. Both now, rather than at autovacuum's next round (or never, where it is off, as on
    * our test server). Vacuum only visits pages changed since the last one; SKIP_LOCKED leaves the work to one already
-   * running. The statistics views lag by up to a second, so the rows just added are counted too. Never fails: the
-   * articles are in, and upkeep that could not run now is left to the next import or to autovacuum.
+   * running. The statistics views count every instance's writes but lag by a second or more, so this instance's own
+   * inserts since its last upkeep are counted here too, and the larger count decides. Never fails: the articles are
+   * in, and upkeep that could not run now is left to the next import or to autovacuum.
    */
   async refreshStatistics(added: number): Promise<void> {
     if (this.dialect !== 'postgres') return;
+    this.ownInserts.sinceVacuum += added;
+    this.ownInserts.sinceAnalyze += added;
     try {
       const counted = await sql<{ changed: number; inserted: number; rows: number }>`select coalesce(s.n_mod_since_analyze, 0) as changed,
           coalesce(s.n_ins_since_vacuum, 0) as inserted, greatest(c.reltuples, 0) as rows
         from pg_class c left join pg_stat_user_tables s on s.relid = c.oid where c.oid = 'articles'::regclass`.execute(this.db);
       const { changed = 0, inserted = 0, rows = 0 } = counted.rows[0] ?? {};
-      const analyze = Number(changed) + added >= 0.1 * Number(rows) + 50;
-      if (Number(inserted) + added >= 1_000) {
+      const analyze = Math.max(Number(changed), this.ownInserts.sinceAnalyze) >= 0.1 * Number(rows) + 50;
+      if (Math.max(Number(inserted), this.ownInserts.sinceVacuum) >= 1_000) {
         await (analyze ? sql`vacuum (analyze, skip_locked) articles` : sql`vacuum (skip_locked) articles`).execute(this.db);
+        this.ownInserts.sinceVacuum = 0;
       } else if (analyze) {
         await sql`analyze (skip_locked) articles`.execute(this.db);
       }
+      if (analyze) this.ownInserts.sinceAnalyze = 0;
     } catch {
       // See above.
     }
