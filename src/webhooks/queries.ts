@@ -208,8 +208,18 @@ export class WebhookQueries {
         .updateTable('webhook_endpoints')
         .set({ failing_since: sql`coalesce(failing_since, ${record.attemptedAt})` })
         .where('id', '=', record.endpointId)
-        .returning(['failing_since', 'enabled'])
+        .returning(['failing_since', 'enabled', 'disabled_reason'])
         .executeTakeFirst();
+      if (endpoint && endpoint.enabled !== 1 && endpoint.disabled_reason !== null) {
+        // Disabled for its failures by another attempt while this one ran: this delivery ends as the others did.
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ status: 'failed', next_attempt_at: null })
+          .where('id', '=', record.deliveryId)
+          .where('status', '=', 'pending')
+          .execute();
+        return { recorded: true, disabled: false };
+      }
       if (!endpoint || endpoint.enabled !== 1 || endpoint.failing_since === null || endpoint.failing_since > record.disableIfFailingSince) {
         return { recorded: true, disabled: false };
       }
