@@ -112,12 +112,13 @@ ${field({ name: 'url', label: 'URL', type: 'url', value: form?.url, errors: form
 ${field({ name: 'description', label: 'Description', value: form?.description, errors: form?.errors, maxLength: MAX_DESCRIPTION_LENGTH, hint: 'Optional: what it is, e.g. “CRM sync”.' })}
 ${checkboxes({
   legend: 'Events',
-  boxes: WEBHOOK_EVENT_TYPES.map((type) => ({
+  // The first box carries the field's id, which the list of problems links to.
+  boxes: WEBHOOK_EVENT_TYPES.map((type, index) => ({
     name: 'events',
     value: type,
     label: `${type}: ${EVENT_DESCRIPTIONS[type]}`,
     checked: form?.events.includes(type) ?? false,
-    id: `field-events-${type.replace('.', '-')}`,
+    id: index === 0 ? 'field-events' : `field-events-${type.replace('.', '-')}`,
   })),
   error: form?.errors?.events,
   errorId: 'field-events-error',
