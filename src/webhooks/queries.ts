@@ -135,6 +135,16 @@ export class WebhookQueries {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Deletes ended deliveries (succeeded or failed) created before `before`, with their attempts; returns how many. */
+  async deleteEndedBefore(before: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('webhook_deliveries')
+      .where('status', 'in', ['succeeded', 'failed'])
+      .where('created_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /**
    * Leases up to `limit` deliveries due at `now` (of enabled endpoints) to one claim, `owner`, until `leaseUntil`,
    * and returns them. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets instances claim at once without taking the same

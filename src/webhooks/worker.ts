@@ -17,6 +17,9 @@ const EXCERPT_CHARACTERS = 200;
 /** How long a claim holds a delivery: well past the request's deadline, so only a stopped instance lets it lapse. */
 const LEASE_MS = 60_000;
 const DAY_MS = 24 * 3_600_000;
+/** Ended deliveries are kept this long in the log, then deleted (hourly). */
+export const DELIVERY_LOG_DAYS = 30;
+const PRUNE_EVERY_MS = 3_600_000;
 
 export interface WebhookWorkerLog {
   debug(details: object, message: string): void;
@@ -45,6 +48,7 @@ export interface WebhookWorkerDeps {
  */
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
+  private pruner: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private started = false;
   private stopping = false;
@@ -91,11 +95,21 @@ export class WebhookWorker {
     return attempts;
   }
 
+  /** Deletes the deliveries that ended more than DELIVERY_LOG_DAYS before `now` (attempts included). */
+  async prune(now: Date = new Date()): Promise<number> {
+    return this.deps.queries.deleteEndedBefore(new Date(now.getTime() - DELIVERY_LOG_DAYS * DAY_MS).toISOString());
+  }
+
   start(): void {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
     void this.tick();
+    this.pruner = setInterval(
+      () => this.prune().catch((error) => this.deps.log.warn({ err: error }, 'could not delete old webhook deliveries')),
+      PRUNE_EVERY_MS,
+    );
+    this.pruner.unref();
   }
 
   /** Deliveries were queued here: a pass now rather than at the next poll. */
@@ -114,6 +128,7 @@ export class WebhookWorker {
     this.stopping = true;
     this.started = false;
     clearTimeout(this.timer);
+    clearInterval(this.pruner);
     this.timer = undefined;
     await this.running;
   }

@@ -165,6 +165,22 @@ for (const dialect of DIALECTS as Dialect[]) {
       assert.equal(await t.app.webhookWorker.runDue(), 1, 'enabled again, it is sent');
     });
 
+    it('keeps ended deliveries 30 days in the log, waiting ones until they end', async () => {
+      const api = client(t.app, owner.apiKey);
+      const { id } = await endpoint('/kept', ['job.failed'], [500]);
+      await api.post(`${WEBHOOKS}/${id}/test`);
+      await api.post(`${WEBHOOKS}/${id}/test`);
+      assert.equal(await t.app.webhookWorker.runDue(), 2);
+      const log = () => api.get(`${WEBHOOKS}/${id}/deliveries`).then((response) => response.body.deliveries.map((d: any) => d.status).sort());
+      assert.deepEqual(await log(), ['pending', 'succeeded']);
+      assert.equal(await t.app.webhookWorker.prune(new Date(Date.now() + 29 * DAY_MS)), 0);
+      assert.ok((await t.app.webhookWorker.prune(new Date(Date.now() + 31 * DAY_MS))) >= 1);
+      assert.deepEqual(await log(), ['pending']);
+      await t.app.webhookWorker.runDue(new Date(Date.now() + 60_000));
+      assert.equal(receiver.at('/kept').length, 3, 'the waiting one is still sent');
+      assert.deepEqual(await log(), ['succeeded']);
+    });
+
     it('never reaches a private address unless allowed: the attempt fails without a request', async () => {
       // An instance whose OUTBOUND_ALLOW does not name the receiver, on the same database.
       const api = client(t.app, owner.apiKey);
