@@ -62,37 +62,51 @@ export class WebhookWorker {
   }
 
   /**
-   * Makes every attempt due at `now` (the scheduling clock; tests move it ahead), a claim of `concurrency` at a
-   * time, until none is due. A delivery is tried at most once per call. Returns the number of attempts made here.
+   * Makes every attempt due at `now` (the scheduling clock; tests move it ahead) until none is due, `concurrency` at
+   * a time: a slot freed by one attempt is filled by the next claim, so one slow endpoint holds one slot, not a batch.
+   * A delivery is tried at most once per call (a failed attempt's next one lies after `now`). Returns the number of
+   * attempts made here.
    */
   async runDue(now: Date = new Date()): Promise<number> {
     let attempts = 0;
-    while (!this.stopping) {
-      const clock = new Date(Math.max(now.getTime(), Date.now()));
-      const owner = randomUUID();
-      const claimed = await this.deps.queries.claimDue(
-        owner,
-        now.toISOString(),
-        new Date(clock.getTime() + LEASE_MS).toISOString(),
-        this.concurrency,
-      );
-      if (claimed.length === 0) break;
-      const endpoints = new Map((await this.deps.queries.endpointsByIds([...new Set(claimed.map((d) => d.endpoint_id))])).map((e) => [e.id, e]));
-      await Promise.all(
-        claimed.map(async (delivery) => {
-          const endpoint = endpoints.get(delivery.endpoint_id);
-          if (!endpoint) return;
-          try {
-            await this.attempt(delivery, endpoint, owner, now);
-            attempts += 1;
-          } catch (error) {
-            // Only the database failing lands here: the lease lapses and a later pass tries again.
-            this.deps.log.error({ err: error, delivery_id: delivery.id }, 'a webhook attempt could not be recorded');
-          }
-        }),
-      );
+    const inFlight = new Set<Promise<void>>();
+    try {
+      while (!this.stopping) {
+        const room = this.concurrency - inFlight.size;
+        const claimed = room > 0 ? await this.claim(now, room) : [];
+        for (const { delivery, endpoint, owner } of claimed) {
+          const run = this.attempt(delivery, endpoint, owner, now)
+            .then(() => {
+              attempts += 1;
+            })
+            .catch((error: unknown) => {
+              // Only the database failing lands here: the lease lapses and a later pass tries again.
+              this.deps.log.error({ err: error, delivery_id: delivery.id }, 'a webhook attempt could not be recorded');
+            })
+            .finally(() => inFlight.delete(run));
+          inFlight.add(run);
+        }
+        if (inFlight.size === 0) break;
+        if (claimed.length === 0 || inFlight.size >= this.concurrency) await Promise.race(inFlight);
+      }
+    } finally {
+      // Attempts in hand end (and are recorded) before the pass does, even when a claim failed.
+      await Promise.all(inFlight);
     }
     return attempts;
+  }
+
+  /** Leases up to `limit` due deliveries to a fresh claim, with their endpoints. */
+  private async claim(now: Date, limit: number) {
+    const clock = new Date(Math.max(now.getTime(), Date.now()));
+    const owner = randomUUID();
+    const claimed = await this.deps.queries.claimDue(owner, now.toISOString(), new Date(clock.getTime() + LEASE_MS).toISOString(), limit);
+    if (claimed.length === 0) return [];
+    const endpoints = new Map((await this.deps.queries.endpointsByIds([...new Set(claimed.map((d) => d.endpoint_id))])).map((e) => [e.id, e]));
+    return claimed.flatMap((delivery) => {
+      const endpoint = endpoints.get(delivery.endpoint_id);
+      return endpoint ? [{ delivery, endpoint, owner }] : [];
+    });
   }
 
   /** Deletes the deliveries that ended more than DELIVERY_LOG_DAYS before `now` (attempts included). */

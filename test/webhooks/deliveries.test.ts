@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Dialect } from '../../src/db/connection.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/worker.js';
 import { client, createOwner, DIALECTS, expectError, type Owner, startApp, type TestApp } from '../helpers/app.js';
-import { companyHome, LEADS, lead, serveCompany, siteEnv } from '../helpers/leads.js';
+import { companyHome, LEADS, lead, serveCompany, siteEnv, waitForJob } from '../helpers/leads.js';
 import { type LocalServer, startLocalServer } from '../helpers/local-server.js';
 import { DAY_MS, type Receiver, startReceiver, WEBHOOKS } from '../helpers/webhooks.js';
 
@@ -72,6 +72,19 @@ for (const dialect of DIALECTS as Dialect[]) {
       assert.throws(() =>
         new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(completed!.body, completed!.headers as Record<string, string>),
       );
+    });
+
+    it('tells of a queued lead (Prefer: respond-async) once the lead worker has run it', async () => {
+      const api = client(t.app, owner.apiKey);
+      await endpoint('/queued', ['job.completed']);
+      const queued = await api.post(`${LEADS}/process-lead`, lead('grace@zeppelin-works.com'), { prefer: 'respond-async' });
+      assert.equal(queued.status, 202);
+      await waitForJob(api, queued.body.jobId);
+      await t.app.webhookWorker.runDue();
+      const requests = receiver.at('/queued').filter((request) => request.payload?.data?.id === queued.body.jobId);
+      assert.equal(requests.length, 1);
+      assert.equal(requests[0]!.payload.type, 'job.completed');
+      assert.equal(requests[0]!.verifyError, undefined);
     });
 
     it('retries a delivery the receiver refused (500, then 200) on the schedule, keeping its id, and logs every attempt', async () => {
