@@ -79,7 +79,14 @@ for (const dialect of DIALECTS) {
       const rotated = /<output id="new-secret"[^>]*>(whsec_[^<]+)<\/output>/.exec(page)?.[1];
       assert.ok(rotated && rotated !== secret);
 
+      const deliveryIds = (await t.storage.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id).execute()).map(
+        (row) => row.id,
+      );
+      assert.equal(deliveryIds.length, 1);
       expectRedirect(await owner.post(`/webhooks/${id}/delete`), '/webhooks?notice=webhook-deleted');
+      // Its log goes with it.
+      assert.equal((await t.storage.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id).execute()).length, 0);
+      assert.equal((await t.storage.db.selectFrom('webhook_attempts').select('id').where('delivery_id', 'in', deliveryIds).execute()).length, 0);
       expectPage(await owner.get(`/webhooks/${id}`), 404);
       expectPage(await owner.get('/webhooks/nothing/here'), 404);
     });
