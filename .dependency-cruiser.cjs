@@ -6,7 +6,7 @@
 
 /** Shared infrastructure: may be imported by anything, imports no domain. */
 const INFRASTRUCTURE = '^src/(config|errors|time)\\.ts$|^src/(db|http|net|content|infra|reader|workers)/';
-const DOMAINS = '^src/(accounts|portal|leads|dashboard)/';
+const DOMAINS = '^src/(accounts|portal|leads|webhooks|dashboard)/';
 
 module.exports = {
   forbidden: [
@@ -36,7 +36,7 @@ module.exports = {
       severity: 'error',
       comment: 'Services know the rules, not HTTP: routes map their results and errors to statuses.',
       from: {
-        path: '(^|/)(service|queries)\\.ts$|^src/leads/(worker|email-check|email-writer|company-directory|account-slots|mailer)\\.ts$|^src/leads/(research|generation|templates|idempotency)/(?!routes)',
+        path: '(^|/)(service|queries)\\.ts$|^src/leads/(worker|email-check|email-writer|company-directory|account-slots|mailer)\\.ts$|^src/leads/(research|generation|templates|idempotency)/(?!routes)|^src/webhooks/(worker|events|signing)\\.ts$',
       },
       to: { path: '(^|/)node_modules/(fastify|@fastify/)', dependencyTypesNot: ['type-only'] },
     },
@@ -79,6 +79,20 @@ module.exports = {
         path: '^src/portal/([^/]+)/',
         pathNot: ['^src/portal/$1/', '^src/portal/(publications|audit)/', '^src/portal/articles/(queries|schemas)\\.ts$'],
       },
+    },
+    {
+      name: 'domains-never-import-webhooks',
+      severity: 'error',
+      comment: 'Other domains tell of their events through a listener app.ts passes in (onJobEnded, onFinished); they never import webhooks.',
+      from: { path: '^src/(accounts|portal|leads)/' },
+      to: { path: '^src/webhooks/' },
+    },
+    {
+      name: 'webhooks-apart',
+      severity: 'error',
+      comment: 'Webhooks take the lead API rate limit (its routes are under /api/client) and nothing else of another domain.',
+      from: { path: '^src/webhooks/' },
+      to: { path: '^src/(portal|leads|dashboard)/', pathNot: '^src/leads/rate-limit\\.ts$' },
     },
     {
       name: 'accounts-knows-no-portal-or-leads',

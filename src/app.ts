@@ -38,6 +38,10 @@ import { PublicationService } from './portal/publications/service.js';
 import { type PortalServices, portalRoutes, portalSchemas } from './portal/routes.js';
 import { sessionRoutes } from './portal/sessions/routes.js';
 import { pooledFeedReader } from './reader/index.js';
+import { WebhookQueries } from './webhooks/queries.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { WebhookService } from './webhooks/service.js';
+import { WebhookWorker } from './webhooks/worker.js';
 import { sanitizeArticlesInPool, WorkerPool } from './workers/pool.js';
 
 export interface AppDeps {
@@ -53,10 +57,13 @@ declare module 'fastify' {
     feedScheduler: FeedScheduler;
     /** Worker threads for CPU-heavy work on user-sized input (routes parse large bodies there). */
     workers: WorkerPool;
+    /** Sends queued webhook deliveries; tests drive it with runDue(). */
+    webhookWorker: WebhookWorker;
   }
 }
 
 export const FEED_USER_AGENT = 'Masthead/1.0 (feed importer; +https://github.com/masthead)';
+export const WEBHOOK_USER_AGENT = 'Masthead-Webhooks/1.0 (+https://www.standardwebhooks.com/)';
 export const RESEARCH_USER_AGENT = 'Masthead/1.0 (company research for a sales email; +https://github.com/masthead)';
 
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
@@ -133,10 +140,35 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   app.addHook('onClose', () => workers.close());
   const fetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: FEED_USER_AGENT });
   app.addHook('onClose', () => fetcher.close());
+  // Webhooks: the events other domains publish are queued in the database and sent by the worker (started on ready).
+  const webhookFetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: WEBHOOK_USER_AGENT });
+  app.addHook('onClose', () => webhookFetcher.close());
+  const webhookQueries = new WebhookQueries(db, dialect);
+  const webhookWorker = new WebhookWorker({
+    queries: webhookQueries,
+    fetcher: webhookFetcher,
+    log: app.log,
+    pollMs: config.webhooks.pollMs,
+    disableAfterDays: config.webhooks.disableAfterDays,
+  });
+  const webhooks = new WebhookService({
+    queries: webhookQueries,
+    outboundAllow: config.outboundAllow,
+    log: app.log,
+    onQueued: () => webhookWorker.wake(),
+  });
+  app.decorate('webhookWorker', webhookWorker);
+  app.addHook('onReady', async () => {
+    if (config.webhooks.worker) webhookWorker.start();
+  });
+  // Registered after its fetcher's hook, so run before it: attempts in flight end with their connections open.
+  app.addHook('onClose', () => webhookWorker.stop());
   // Feeds are read in the worker threads; the manual and the scheduled synchronize share one runner.
   const feedSource: FeedSource = { fetch: (url, options) => fetcher.fetch(url, options), reader: pooledFeedReader(workers) };
   const articleQueries = new ArticleQueries(db, dialect);
-  const feedRunner = new FeedRunner(db, articleQueries, feedSource, { intervalMinutes: config.feeds.syncIntervalMinutes });
+  const feedRunner = new FeedRunner(db, articleQueries, feedSource, { intervalMinutes: config.feeds.syncIntervalMinutes }, (outcome) =>
+    webhooks.publishFeedSync(outcome),
+  );
   const feedScheduler = new FeedScheduler(db, dialect, feedRunner, { logger: app.log });
   const feeds = new FeedService(db, publications, feedSource, feedRunner, () => feedScheduler.wake());
   app.decorate('feedScheduler', feedScheduler);
@@ -178,6 +210,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     llm,
     mailer,
     log: app.log,
+    onJobEnded: (accountId, job) => webhooks.publish(accountId, `job.${job.status as 'completed' | 'failed' | 'rejected'}`, job),
   });
   app.addHook('onReady', async () => leadDomain.start());
   // Registered after the infrastructure's hook, so run before it: running jobs finish with their connections open.
@@ -191,6 +224,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     idempotency: leadDomain.idempotency,
     rateLimit: leadRateLimit,
   });
+  await app.register(webhookRoutes, { prefix: '/api/client', accounts, webhooks, rateLimit: leadRateLimit });
 
   // The web dashboard at /: the same services, through pages with sessions and CSRF-checked forms.
   await app.register(dashboardRoutes, {
@@ -198,6 +232,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     sessions,
     leads: leadDomain.leads,
     templates: leadDomain.templates,
+    webhooks,
     leadRateLimit,
     allowSignup: config.allowSignup,
     canSendEmail: config.smtpUrl !== undefined,

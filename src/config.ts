@@ -27,6 +27,16 @@ export interface Config {
   mailFrom: string;
   feeds: FeedSettings;
   http: HttpSettings;
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** WEBHOOK_WORKER: send queued webhook deliveries from this process. */
+  worker: boolean;
+  /** WEBHOOK_WORKER_POLL_MS: how often the worker looks for due deliveries (deliveries queued here are sent at once). */
+  pollMs: number;
+  /** WEBHOOK_DISABLE_AFTER_DAYS: an endpoint whose attempts have all failed this long is disabled. */
+  disableAfterDays: number;
 }
 
 /**
@@ -156,6 +166,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       syncIntervalMinutes: parseFeedSyncInterval(env.FEED_SYNC_INTERVAL_MINUTES),
     },
     http: parseHttpSettings(env),
+    webhooks: {
+      worker: parseBoolean('WEBHOOK_WORKER', env.WEBHOOK_WORKER, true),
+      pollMs: positiveInteger('WEBHOOK_WORKER_POLL_MS', env.WEBHOOK_WORKER_POLL_MS, 1000),
+      disableAfterDays: positiveInteger('WEBHOOK_DISABLE_AFTER_DAYS', env.WEBHOOK_DISABLE_AFTER_DAYS, 5),
+    },
   };
 }
 

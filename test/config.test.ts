@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       },
       feeds: { scheduler: true, syncIntervalMinutes: 60 },
       http: { headersTimeoutSeconds: 60, requestTimeoutSeconds: 60, keepAliveTimeoutSeconds: 75 },
+      webhooks: { worker: true, pollMs: 1000, disableAfterDays: 5 },
     });
   });
 
@@ -88,6 +89,9 @@ describe('loadConfig', () => {
       DATABASE_IDLE_TIMEOUT_MS: '60000',
       DATABASE_APPLICATION_NAME: 'masthead-eu-1',
       DATABASE_STATEMENT_TIMEOUT_MS: '0',
+      WEBHOOK_WORKER: 'off',
+      WEBHOOK_WORKER_POLL_MS: '500',
+      WEBHOOK_DISABLE_AFTER_DAYS: '3',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -117,6 +121,7 @@ describe('loadConfig', () => {
       },
       feeds: { scheduler: false, syncIntervalMinutes: 15 },
       http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 300, keepAliveTimeoutSeconds: 65 },
+      webhooks: { worker: false, pollMs: 500, disableAfterDays: 3 },
     });
   });
 

@@ -69,10 +69,10 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .secret .key { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .secret output { display: block; flex: 1 1 20rem; background: #fff; border: 1px solid var(--line); padding: .5rem; border-radius: var(--radius); }
 .badge { display: inline-block; font-size: .8rem; padding: .05rem .5rem; border-radius: 999px; border: 1px solid var(--line); background: #fff; white-space: nowrap; }
-.badge.completed { color: var(--ok); border-color: var(--ok); }
+.badge.completed, .badge.succeeded, .badge.enabled { color: var(--ok); border-color: var(--ok); }
 .badge.failed { color: var(--danger); border-color: var(--danger); }
 .badge.running, .badge.pending, .badge.scraping, .badge.generating, .badge.sending { color: var(--warn); border-color: var(--warn); }
-.badge.rejected { color: var(--danger); border-color: var(--danger); }
+.badge.rejected, .badge.disabled { color: var(--danger); border-color: var(--danger); }
 .badge.default { color: var(--accent); border-color: var(--accent); }
 .actions { display: flex; flex-wrap: wrap; gap: .4rem; }
 .buttons { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }

@@ -138,6 +138,8 @@ function describe(problem: FastifySchemaValidationError): string {
       return params.pattern === '\\S' ? 'Is required' : 'Is not in the expected form';
     case 'maxItems':
       return `Must name at most ${String(params.limit)}`;
+    case 'minItems':
+      return params.limit === 1 ? 'Choose at least one' : `Choose at least ${String(params.limit)}`;
     default:
       return sentence(problem.message ?? 'is invalid');
   }

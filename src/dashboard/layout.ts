@@ -9,6 +9,8 @@ export interface Viewer {
   kind: 'owner' | 'client';
   accountName: string;
   plan: string;
+  /** Webhook endpoints Masthead disabled after days of failures (the owner's): a banner on every page. */
+  disabledWebhooks?: number;
 }
 
 /**
@@ -19,6 +21,7 @@ const NAV = [
   { key: 'publications', label: 'Publications', href: '/publications', ownerOnly: false },
   { key: 'templates', label: 'Templates', href: '/templates', ownerOnly: true },
   { key: 'leads', label: 'Leads', href: '/leads', ownerOnly: true },
+  { key: 'webhooks', label: 'Webhooks', href: '/webhooks', ownerOnly: true },
   { key: 'settings', label: 'Settings', href: '/settings/api', ownerOnly: false },
 ] as const;
 export type Section = (typeof NAV)[number]['key'];
@@ -60,6 +63,12 @@ ${
 }
 </div></header>
 <main id="main" tabindex="-1"${options.narrow ? html` class="narrow"` : ''}>
+${
+  viewer?.disabledWebhooks && options.section !== 'webhooks'
+    ? html`<p class="alert" role="alert">${viewer.disabledWebhooks === 1 ? 'A webhook endpoint was' : `${viewer.disabledWebhooks} webhook endpoints were`} disabled
+after its deliveries failed for days: <a href="/webhooks">see Webhooks</a>.</p>`
+    : ''
+}
 ${options.body}
 </main>
 </body>

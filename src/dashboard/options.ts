@@ -8,6 +8,7 @@ import type { CategoryService } from '../portal/categories/service.js';
 import type { ClientService } from '../portal/clients/service.js';
 import type { FeedService } from '../portal/feeds/service.js';
 import type { PublicationService } from '../portal/publications/service.js';
+import type { WebhookService } from '../webhooks/service.js';
 
 /** What the dashboard's scope and each of its pages are given by the composition root: the services and settings. */
 export interface DashboardOptions {
@@ -20,6 +21,7 @@ export interface DashboardOptions {
   clients: ClientService;
   leads: LeadService;
   templates: TemplateService;
+  webhooks: WebhookService;
   /** ALLOW_SIGNUP: whether anyone may create an account from the sign-up page. */
   allowSignup: boolean;
   /** SMTP_URL is set: the try-it form offers "send it to me". */

@@ -13,6 +13,7 @@ import { registerLeadPages } from './pages/leads.js';
 import { registerPublicationPages } from './pages/publications.js';
 import { registerSettingsPages } from './pages/settings.js';
 import { registerTemplatePages } from './pages/templates.js';
+import { registerWebhookPages } from './pages/webhooks.js';
 import { resolveDashboardState } from './session.js';
 
 declare module 'fastify' {
@@ -67,6 +68,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
     if (request.routeOptions.config.asset) return;
     reply.header('cache-control', 'no-store');
     request.dashboard = await resolveDashboardState(options.accounts, request, reply);
+    // Endpoints Masthead disabled are told to their owner on every page (until enabled again or deleted).
+    const { principal, viewer } = request.dashboard;
+    if (request.method === 'GET' && principal && viewer) viewer.disabledWebhooks = await options.webhooks.countDisabledByFailure(principal);
   });
 
   app.addHook('preHandler', async (request, reply) => {
@@ -103,10 +107,11 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
   registerFeedPages(app, options);
   registerClientPages(app, options);
   registerTemplatePages(app, options);
+  registerWebhookPages(app, options);
   await registerLeadPages(app, options);
 
   // Unknown addresses inside the dashboard's own sections are pages too (elsewhere the API's JSON 404 answers).
-  for (const section of ['/publications/*', '/settings/*', '/templates/*', '/leads/*']) {
+  for (const section of ['/publications/*', '/settings/*', '/templates/*', '/leads/*', '/webhooks/*']) {
     app.all(section, async (request, reply) => errorPage(request, reply, 404, 'There is no such page.'));
   }
 };

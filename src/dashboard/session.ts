@@ -99,7 +99,7 @@ export function principalOf(request: FastifyRequest): Principal {
 export function ownerPrincipal(request: FastifyRequest): Principal {
   const principal = principalOf(request);
   if (principal.kind !== 'owner')
-    throw forbidden('Templates, leads and the email sender belong to the account owner; your access is to publications.');
+    throw forbidden('Templates, leads, webhooks and the email sender belong to the account owner; your access is to publications.');
   return principal;
 }
 

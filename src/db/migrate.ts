@@ -10,6 +10,7 @@ import * as leadFixes from './migrations/007_lead_fixes.js';
 import * as searchUnaccent from './migrations/008_search_unaccent.js';
 import * as idsNeverReused from './migrations/009_ids_never_reused.js';
 import * as feedUrlUnique from './migrations/010_feed_url_unique.js';
+import * as webhooks from './migrations/011_webhooks.js';
 import * as articleSearchColumn from './migrations/013_article_search_column.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '008_search_unaccent': searchUnaccent,
   '009_ids_never_reused': idsNeverReused,
   '010_feed_url_unique': feedUrlUnique,
+  '011_webhooks': webhooks,
   '013_article_search_column': articleSearchColumn,
 };
 

@@ -216,6 +216,9 @@ export interface Database {
   company_profiles: CompanyProfileTable;
   idempotency_keys: IdempotencyKeyTable;
   lead_usage: LeadUsageTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
 }
 
 export interface LeadTemplateTable {
@@ -305,3 +308,56 @@ export type ArticleChanges = Updateable<ArticleTable>;
 
 export type RssFeedRow = Selectable<RssFeedTable>;
 export type NewRssFeed = Insertable<RssFeedTable>;
+
+export interface WebhookEndpointTable {
+  id: Generated<number>;
+  account_id: number;
+  url: string;
+  description: string | null;
+  /** JSON array of the event types it takes. */
+  events: string;
+  enabled: number;
+  /** `whsec_` and the base64 of the key (Standard Webhooks): the receiver verifies with it, so it is kept as is. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  failing_since: string | null;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveryTable {
+  id: Generated<number>;
+  endpoint_id: number;
+  account_id: number;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  round_attempts: number;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+export interface WebhookAttemptTable {
+  id: Generated<number>;
+  delivery_id: number;
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  succeeded: number;
+}

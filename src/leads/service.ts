@@ -51,7 +51,12 @@ export interface LeadServiceDeps {
   mailer?: Mailer;
   /** Told when a job is queued, so that this instance's worker starts on it at once. */
   onQueued?: () => void;
+  /** Told right after a job's end (completed, failed or rejected) is stored: webhooks publish it. Must not throw. */
+  onJobEnded?: JobEndedListener;
 }
+
+/** Hears of each job that ended, with the job as the jobs listing shows it. */
+export type JobEndedListener = (accountId: number, job: JobView) => Promise<unknown>;
 
 export interface JobView {
   id: string;
@@ -133,6 +138,7 @@ export class LeadService {
         error_message: message,
         completed_at: now,
       });
+      await this.deps.onJobEnded?.(job.account_id, presentJob({ ...job, status: 'rejected', error_message: message, completed_at: now }));
       return { kind: 'rejected', jobId: job.id, message, reason: check.reason };
     }
     // The lead is counted and its job inserted together, and the count refuses past the quota: concurrent requests
@@ -233,8 +239,11 @@ export class LeadService {
       const failed = await queries.failJob(job, ended, options.leaseOwner);
       if (!failed && options.leaseOwner !== undefined) throw new LeaseLostError(job.id);
       current = { ...current, ...ended, status: 'failed' };
+      await this.deps.onJobEnded?.(job.account_id, presentJob(current));
       if (!(error instanceof LlmError) && !(error instanceof MailError)) throw error;
+      return current;
     }
+    await this.deps.onJobEnded?.(job.account_id, presentJob(current));
     return current;
   }
 

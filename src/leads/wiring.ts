@@ -13,7 +13,7 @@ import { IdempotencyStore } from './idempotency/store.js';
 import type { Mailer } from './mailer.js';
 import { CompanyProfileQueries, LeadQueries } from './queries.js';
 import { researchCompany } from './research/index.js';
-import { LeadService } from './service.js';
+import { type JobEndedListener, LeadService } from './service.js';
 import { TemplateQueries } from './templates/queries.js';
 import { TemplateService } from './templates/service.js';
 import { LeadWorker } from './worker.js';
@@ -37,6 +37,8 @@ export interface LeadDomainDeps {
   log: FastifyBaseLogger;
   /** The worker's lease and how often it is renewed (defaults: LEASE_MS, a quarter of it); tests shorten them. */
   worker?: { leaseMs?: number; renewEveryMs?: number };
+  /** Told right after a job ends (webhooks publish job.completed, job.failed, job.rejected). */
+  onJobEnded?: JobEndedListener;
 }
 
 export interface LeadDomain {
@@ -59,6 +61,7 @@ export function wireLeadDomain({
   mailer,
   log,
   worker: workerOptions = {},
+  onJobEnded,
 }: LeadDomainDeps): LeadDomain {
   const queries = new LeadQueries(storage.db, storage.dialect);
   const checker = createEmailChecker({ mx: settings.checkMx ? dns.promises : undefined });
@@ -76,6 +79,7 @@ export function wireLeadDomain({
     slots,
     ...(mailer ? { mailer } : {}),
     onQueued: () => worker?.wake(),
+    ...(onJobEnded ? { onJobEnded } : {}),
   });
   if (settings.worker) {
     worker = new LeadWorker({
@@ -87,6 +91,7 @@ export function wireLeadDomain({
       concurrency: WORKER_CONCURRENCY,
       log,
       ...workerOptions,
+      ...(onJobEnded ? { onJobEnded } : {}),
     });
   }
   const idempotency = new IdempotencyStore(new IdempotencyQueries(storage.db));

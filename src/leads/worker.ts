@@ -4,7 +4,7 @@ import type { PlanLimits, PlanName } from '../config.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
 import type { LeadJobRow, LeadQueries } from './queries.js';
-import { LeaseLostError, type LeadService } from './service.js';
+import { type JobEndedListener, LeaseLostError, type LeadService, presentJob } from './service.js';
 
 /**
  * How long a claim holds a job without a sign of life. The instance running a job renews its lease every
@@ -31,6 +31,8 @@ export interface LeadWorkerDeps {
   leaseMs?: number;
   /** How often the leases of the jobs in hand are renewed; defaults to a quarter of the lease. */
   renewEveryMs?: number;
+  /** Told of a job given up here (the service tells of the others). */
+  onJobEnded?: JobEndedListener;
 }
 
 /**
@@ -164,16 +166,15 @@ export class LeadWorker {
     try {
       if (job.attempts > MAX_ATTEMPTS) {
         // Failed on our side: its lead is given back to the monthly quota.
-        await this.deps.queries.failJob(
-          job,
-          {
-            error_message: `Gave up after ${MAX_ATTEMPTS} attempts: the job was interrupted each time`,
-            completed_at: nowIso(),
-            updated_at: nowIso(),
-            lease_until: null,
-          },
-          owner,
-        );
+        const ended = {
+          error_message: `Gave up after ${MAX_ATTEMPTS} attempts: the job was interrupted each time`,
+          completed_at: nowIso(),
+          updated_at: nowIso(),
+          lease_until: null,
+        };
+        if (await this.deps.queries.failJob(job, ended, owner)) {
+          await this.deps.onJobEnded?.(job.account_id, presentJob({ ...job, ...ended, status: 'failed' }));
+        }
         return;
       }
       await this.deps.leads.runClaimed(job, owner);

@@ -1,6 +1,6 @@
-// The one way Masthead talks to the outside world (feed synchronization, company research): GET only, with an
-// SSRF guard at connect time on every hop, manual redirects, a whole-request deadline, decoding of gzip/deflate/br
-// and a size cap on the decoded bytes.
+// The one way Masthead talks to the outside world (feed synchronization, company research, webhook deliveries): GET,
+// or POST with a body for webhooks, with an SSRF guard at connect time on every hop, manual redirects, a whole-request
+// deadline, decoding of gzip/deflate/br and a size cap on the decoded bytes.
 
 import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
@@ -37,6 +37,13 @@ export interface SafeFetchOptions {
   /** Extra request headers, e.g. If-None-Match, If-Modified-Since, Accept. */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** GET (the default), or POST with `body` (webhook deliveries). */
+  method?: 'GET' | 'POST';
+  body?: string | Buffer;
+  /** Follow redirects (the default for GET; a POST never follows them); when false a redirect is the response, its body discarded. */
+  followRedirects?: boolean;
+  /** Past `maxBytes`, keep the first `maxBytes` and drop the rest instead of failing with `too_large`. */
+  truncateBody?: boolean;
 }
 
 export interface RedirectHop {
@@ -122,9 +129,17 @@ export function createSafeFetcher(config: SafeFetcherConfig): SafeFetcher {
           throw blocked(url.hostname, url.href);
         }
         if (controller.signal.aborted) throw controller.signal.reason;
-        const res = await request(url, { method: 'GET', headers, dispatcher, signal: controller.signal });
+        const method = options.method ?? 'GET';
+        const res = await request(url, {
+          method,
+          headers,
+          dispatcher,
+          signal: controller.signal,
+          ...(method === 'POST' ? { body: options.body ?? '' } : {}),
+        });
         const location = firstHeader(res.headers['location']);
-        if (REDIRECT_STATUSES.has(res.statusCode) && location !== undefined) {
+        const follow = options.followRedirects !== false && method === 'GET';
+        if (REDIRECT_STATUSES.has(res.statusCode) && location !== undefined && follow) {
           await discard(res.body);
           if (redirects.length >= maxRedirects) {
             throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`, url.href);
@@ -137,16 +152,16 @@ export function createSafeFetcher(config: SafeFetcherConfig): SafeFetcher {
         }
 
         const responseHeaders = flattenHeaders(res.headers);
-        if (NO_BODY_STATUSES.has(res.statusCode)) {
+        if (NO_BODY_STATUSES.has(res.statusCode) || (REDIRECT_STATUSES.has(res.statusCode) && !follow)) {
           await discard(res.body);
           return { status: res.statusCode, url: url.href, headers: responseHeaders, body: Buffer.alloc(0), redirects };
         }
         const declared = Number(responseHeaders['content-length']);
-        if (Number.isFinite(declared) && declared > maxBytes) {
+        if (Number.isFinite(declared) && declared > maxBytes && !options.truncateBody) {
           abandon(res.body);
           throw tooLarge(maxBytes, url.href);
         }
-        const body = await readBody(res.body, responseHeaders['content-encoding'], maxBytes, url.href);
+        const body = await readBody(res.body, responseHeaders['content-encoding'], maxBytes, url.href, options.truncateBody === true);
         return { status: res.statusCode, url: url.href, headers: responseHeaders, body, redirects };
       }
     } catch (err) {
@@ -258,7 +273,7 @@ function abandon(body: Readable): void {
 }
 
 /** Reads the body through its Content-Encoding decoders, failing as soon as either side passes `maxBytes`. */
-async function readBody(body: Readable, contentEncoding: string | undefined, maxBytes: number, url: string): Promise<Buffer> {
+async function readBody(body: Readable, contentEncoding: string | undefined, maxBytes: number, url: string, truncate: boolean): Promise<Buffer> {
   const codings = (contentEncoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
@@ -289,7 +304,10 @@ async function readBody(body: Readable, contentEncoding: string | undefined, max
 
   const chunks: Buffer[] = [];
   try {
-    await pipeline([source, byteLimit(maxBytes, url), ...decoders, byteLimit(maxBytes, url), collect(chunks)] as unknown as [Readable, Transform]);
+    await pipeline([source, byteLimit(maxBytes, url, truncate), ...decoders, byteLimit(maxBytes, url, truncate), collect(chunks)] as unknown as [
+      Readable,
+      Transform,
+    ]);
   } catch (err) {
     if (err instanceof FetchError) throw err;
     if (decoders.length > 0 && isZlibError(err)) {
@@ -328,13 +346,16 @@ async function peek(body: Readable): Promise<{ first: Buffer | undefined; stream
   return { first, stream: Readable.from(rest(), { objectMode: false }) };
 }
 
-function byteLimit(maxBytes: number, url: string): Transform {
+/** Fails past `maxBytes`; or, with `truncate`, passes the first `maxBytes` and drops the rest (the deadline bounds it). */
+function byteLimit(maxBytes: number, url: string, truncate: boolean): Transform {
   let total = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      const before = total;
       total += chunk.length;
-      if (total > maxBytes) return callback(tooLarge(maxBytes, url));
-      callback(null, chunk);
+      if (total <= maxBytes) return callback(null, chunk);
+      if (!truncate) return callback(tooLarge(maxBytes, url));
+      callback(null, before < maxBytes ? chunk.subarray(0, maxBytes - before) : undefined);
     },
   });
 }

@@ -50,6 +50,13 @@ describe('CSRF protection on every dashboard form', () => {
       '/templates/:id',
       '/templates/:id/default',
       '/templates/:id/delete',
+      '/webhooks',
+      '/webhooks/:id/delete',
+      '/webhooks/:id/deliveries/:deliveryId/retry',
+      '/webhooks/:id/disable',
+      '/webhooks/:id/enable',
+      '/webhooks/:id/rotate',
+      '/webhooks/:id/test',
     ]);
     const form = {
       name: 'x',
@@ -63,12 +70,16 @@ describe('CSRF protection on every dashboard form', () => {
       lastName: 'Lovelace',
       subject: 'Hi',
       body: 'Hi {{firstName}}',
+      events: 'job.completed',
     };
     await visitor.get('/settings/api');
     const before = await snapshot(t);
     for (const route of routes) {
       // Ids of the right shape (a malformed one is a 404 before anything else), of nothing that exists.
-      const path = route.replace(':app_id', appId).replace(':id', route.startsWith('/templates/') ? randomUUID() : '1');
+      const path = route
+        .replace(':app_id', appId)
+        .replace(':id', route.startsWith('/templates/') ? randomUUID() : '1')
+        .replace(':deliveryId', '1');
       for (const csrf of [undefined, 'x'.repeat(43)]) {
         const response = await visitor.postRaw(path, csrf === undefined ? form : { ...form, _csrf: csrf });
         assert.equal(response.status, 403, `${path} with ${csrf ? 'a wrong' : 'no'} token`);

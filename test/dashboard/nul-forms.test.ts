@@ -127,7 +127,10 @@ for (const dialect of DIALECTS) {
       await owner.get('/settings/api');
       const before = await snapshot(t);
       for (const route of routes) {
-        const path = route.replace(':app_id', appId).replace(':id', route.startsWith('/templates/') ? templateId : '1');
+        const path = route
+          .replace(':app_id', appId)
+          .replace(':id', route.startsWith('/templates/') ? templateId : '1')
+          .replace(':deliveryId', '1');
         for (const field of fields) {
           const form = Object.fromEntries(fields.map((name) => [name, name === field ? 'a\u0000b' : 'ok']));
           const response = await owner.post(path, form);

@@ -13,6 +13,7 @@ export const ALL_MIGRATIONS = [
   '008_search_unaccent',
   '009_ids_never_reused',
   '010_feed_url_unique',
+  '011_webhooks',
   '013_article_search_column',
 ];
 
@@ -38,4 +39,7 @@ export const ALL_TABLES = [
   'company_profiles',
   'idempotency_keys',
   'lead_usage',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_attempts',
 ];

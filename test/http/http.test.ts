@@ -176,10 +176,24 @@ describe('OpenAPI and docs', () => {
     const doc = (await client(t.app).get('/openapi.json')).body;
     const lead = Object.fromEntries(
       Object.entries<Record<string, unknown>>(doc.paths)
-        .filter(([path]) => path.startsWith('/api/client'))
+        .filter(([path]) => path.startsWith('/api/client') && !path.startsWith('/api/client/webhooks'))
         .map(([path, operations]) => [path, Object.keys(operations).sort()]),
     );
     assert.deepEqual(lead, { '/api/client/process-lead': ['post'], '/api/client/jobs': ['get'], '/api/client/jobs/{id}': ['get'] });
+    const webhooks = Object.fromEntries(
+      Object.entries<Record<string, unknown>>(doc.paths)
+        .filter(([path]) => path.startsWith('/api/client/webhooks'))
+        .map(([path, operations]) => [path, Object.keys(operations).sort()]),
+    );
+    assert.deepEqual(webhooks, {
+      '/api/client/webhooks': ['get', 'post'],
+      '/api/client/webhooks/{id}': ['delete', 'get', 'patch'],
+      '/api/client/webhooks/{id}/rotate-secret': ['post'],
+      '/api/client/webhooks/{id}/deliveries': ['get'],
+      '/api/client/webhooks/{id}/deliveries/{deliveryId}': ['get'],
+      '/api/client/webhooks/{id}/test': ['post'],
+      '/api/client/webhooks/{id}/deliveries/{deliveryId}/retry': ['post'],
+    });
     const processLead = doc.paths['/api/client/process-lead'].post;
     assert.deepEqual(Object.keys(processLead.responses).sort(), ['200', '202', '400', '401', '403', '404', '409', '413', '415', '429', '502']);
     assert.equal(processLead.responses['429'].content['application/json'].schema.$ref, '#/components/schemas/ErrorBody');

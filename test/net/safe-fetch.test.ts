@@ -474,3 +474,55 @@ describe('safe fetch', () => {
     });
   });
 });
+
+describe('safe fetch: POST (webhook deliveries)', () => {
+  let server: TestServer;
+  let fetcher: SafeFetcher;
+  const bodies: string[] = [];
+  before(async () => {
+    server = await startServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        bodies.push(`${req.method} ${req.headers['content-type']} ${Buffer.concat(chunks).toString('utf8')}`);
+        if (req.url === '/moved') res.writeHead(301, { location: '/elsewhere' }).end('moved');
+        else if (req.url === '/big') res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(100_000));
+        else res.writeHead(200).end('thanks');
+      });
+    });
+    fetcher = createSafeFetcher({ allow: [`127.0.0.1:${server.port}`], userAgent: UA });
+  });
+  after(async () => {
+    await fetcher.close();
+    await server.close();
+  });
+
+  it('sends the body with its headers, never follows a redirect, and keeps only the first bytes asked for', async () => {
+    const options = { method: 'POST' as const, body: '{"a":1}', headers: { 'content-type': 'application/json' } };
+    const ok = await fetcher.fetch(`${server.origin}/in`, options);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.toString(), 'thanks');
+    assert.equal(bodies.at(-1), 'POST application/json {"a":1}');
+
+    const moved = await fetcher.fetch(`${server.origin}/moved`, options);
+    assert.equal(moved.status, 301);
+    assert.deepEqual(moved.redirects, []);
+    assert.equal(server.requests.filter((request) => request.url === '/elsewhere').length, 0);
+
+    await rejectsWith(fetcher.fetch(`${server.origin}/big`, { ...options, maxBytes: 1024 }), 'too_large');
+    const truncated = await fetcher.fetch(`${server.origin}/big`, { ...options, maxBytes: 1024, truncateBody: true });
+    assert.equal(truncated.status, 200);
+    assert.equal(truncated.body.length, 1024);
+  });
+
+  it('refuses a private address for a POST as for a GET, before connecting', async () => {
+    const guarded = createSafeFetcher({ allow: [], userAgent: UA });
+    try {
+      const before = server.connections;
+      await rejectsWith(guarded.fetch(`${server.origin}/in`, { method: 'POST', body: 'x' }), 'blocked_address');
+      assert.equal(server.connections, before);
+    } finally {
+      await guarded.close();
+    }
+  });
+});

@@ -49,12 +49,21 @@ export function emptyResult(jobId: string, status: SyncResultView['job_status'])
   };
 }
 
+/** A synchronization that ran to its end (not one whose lease was taken over), once its outcome is stored. */
+export interface FeedRunOutcome {
+  publicationId: number;
+  feed: { id: number; url: string; title: string };
+  result: SyncResultView;
+}
+
 export class FeedRunner {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly articles: Pick<ArticleQueries, 'refreshStatistics'>,
     private readonly source: FeedSource,
     readonly settings: ScheduleSettings,
+    /** Told of every run's outcome (webhooks publish feed.synchronized and feed.failed). Must not throw. */
+    private readonly onFinished: (outcome: FeedRunOutcome) => Promise<unknown> = async () => undefined,
   ) {}
 
   /**
@@ -126,6 +135,7 @@ export class FeedRunner {
       result.errors = [message];
       await this.recordFailure(feed, jobId, message, now, error instanceof FeedReadError ? error.retryAfterSeconds : undefined);
     }
+    await this.onFinished({ publicationId: feed.publication_id, feed: { id: feed.id, url: feed.url, title: feed.title }, result });
     return result;
   }
 
