@@ -26,6 +26,7 @@ import { AuditQueries } from './portal/audit/queries.js';
 import { AuditService } from './portal/audit/service.js';
 import { CategoryQueries } from './portal/categories/queries.js';
 import { CategoryService } from './portal/categories/service.js';
+import { ClientQueries } from './portal/clients/queries.js';
 import { ClientService } from './portal/clients/service.js';
 import { FeedRunner } from './portal/feeds/runner.js';
 import { FeedScheduler } from './portal/feeds/scheduler.js';
@@ -183,7 +184,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     articles: new ArticleService(db, articleQueries, publications, (htmls) => sanitizeArticlesInPool(workers, htmls)),
     categories: new CategoryService(new CategoryQueries(db), publications),
     issues: new IssueService(new IssueQueries(db), publications),
-    clients: new ClientService(db),
+    clients: new ClientService(new ClientQueries(db)),
     audit: new AuditService(new AuditQueries(db)),
     feeds,
   };

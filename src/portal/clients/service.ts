@@ -1,25 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { hashPassword } from '../../accounts/passwords.js';
-import { AccountQueries } from '../../accounts/queries.js';
 import { checkPassword, normalizeEmail, type Principal } from '../../accounts/service.js';
-import type { Database, RoleRow, User } from '../../db/types.js';
+import type { RoleRow, User } from '../../db/types.js';
 import { conflict, type FieldProblem, forbidden, invalidField, notFound, validationError } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
-import { AuditQueries } from '../audit/queries.js';
 import type { RequestContext } from '../audit/service.js';
-import {
-  accountPublicationIds,
-  clientWindow,
-  countClients,
-  deleteClient,
-  findClient,
-  insertClient,
-  type RoleValue,
-  replaceRoles,
-  rolesOf,
-  updateClient,
-} from './queries.js';
+import type { ClientQueries, RoleValue } from './queries.js';
 import type { ClientCreateInput, ClientPageOptions, ClientUpdateInput, ClientView, RoleInputValue } from './schemas.js';
 
 /** How long a key from "become" acts as the client. */
@@ -41,7 +27,7 @@ interface Manager {
  * Every change is recorded in the audit log, in the change's transaction.
  */
 export class ClientService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly queries: ClientQueries) {}
 
   async page(principal: Principal, page: number, options: ClientPageOptions) {
     const manager = await this.manager(principal);
@@ -53,7 +39,7 @@ export class ClientService {
       managedBy: managedBy(manager),
     };
     const order = { field: options.order_by ?? 'id', direction: options.order_dir ?? 'desc' } as const;
-    const [rows, total] = await Promise.all([clientWindow(this.db, filter, order, perPage, (page - 1) * perPage), countClients(this.db, filter)]);
+    const [rows, total] = await Promise.all([this.queries.window(filter, order, perPage, (page - 1) * perPage), this.queries.count(filter)]);
     return { records: await this.present(rows), total, perPage };
   }
 
@@ -72,13 +58,13 @@ export class ClientService {
     if (manager.adminOf !== null && roles.length === 0) {
       throw forbidden('Admins create clients with a role on a publication they administer; only the account owner creates clients without roles');
     }
-    if (await new AccountQueries(this.db).findUserByEmail(email)) throw conflict(`A user with the email ${email} already exists`);
+    if (await this.queries.emailTaken(email)) throw conflict(`A user with the email ${email} already exists`);
     const passwordHash = await hashPassword(input.password);
     const now = nowIso();
     const firstname = input.firstname.trim();
     const lastname = input.lastname.trim();
-    const id = await this.db.transaction().execute(async (trx) => {
-      const created = await insertClient(trx, {
+    const id = await this.queries.transaction(async ({ clients, audit }) => {
+      const created = await clients.insert({
         account_id: context.principal.accountId,
         email,
         firstname,
@@ -88,8 +74,7 @@ export class ClientService {
         created_at: now,
         updated_at: now,
       });
-      await replaceRoles(trx, created, [], roles, now);
-      const audit = new AuditQueries(trx);
+      await clients.replaceRoles(created, [], roles, now);
       await audit.record(context, 'client.create', created, { email, firstname, lastname }, now);
       if (roles.length > 0) await audit.record(context, 'client.roles', created, { old: [], new: sortRoles(roles) }, now);
       return created;
@@ -100,7 +85,7 @@ export class ClientService {
   async update(context: RequestContext, id: number, input: ClientUpdateInput): Promise<ClientView> {
     const manager = await this.manager(context.principal);
     const client = await this.find(manager, id);
-    const currentRows = (await rolesOf(this.db, [id])).get(id) ?? [];
+    const currentRows = (await this.queries.rolesOf([id])).get(id) ?? [];
     const current = currentRows.map(roleValue);
 
     if (input.password !== undefined) {
@@ -128,15 +113,14 @@ export class ClientService {
       changes.password_hash = await hashPassword(input.password);
       changed.password = true;
     }
-    await this.db.transaction().execute(async (trx) => {
-      await updateClient(trx, id, changes);
+    await this.queries.transaction(async ({ clients, accounts, audit }) => {
+      await clients.update(id, changes);
       // A password set by the owner or an admin ends the client's sessions, as changing one's own does (its API
       // keys stay: they are not tied to the password). Whoever knew the old password is signed out.
-      if (changes.password_hash !== undefined) await new AccountQueries(trx).revokeSessions(id, now);
-      const audit = new AuditQueries(trx);
+      if (changes.password_hash !== undefined) await accounts.revokeSessions(id, now);
       if (Object.keys(changed).length > 0) await audit.record(context, 'client.update', id, changed, now);
       if (roles !== undefined && rolesChange) {
-        await replaceRoles(trx, id, currentRows, roles, now);
+        await clients.replaceRoles(id, currentRows, roles, now);
         await audit.record(context, 'client.roles', id, { old: sortRoles(current), new: sortRoles(roles) }, now);
       }
     });
@@ -149,10 +133,10 @@ export class ClientService {
   async remove(context: RequestContext, id: number): Promise<void> {
     const manager = await this.manager(context.principal);
     const client = await this.find(manager, id);
-    const current = ((await rolesOf(this.db, [id])).get(id) ?? []).map(roleValue);
-    await this.db.transaction().execute(async (trx) => {
-      if (!(await deleteClient(trx, context.principal.accountId, id))) throw notFound(`Client ${id}`);
-      await new AuditQueries(trx).record(
+    const current = ((await this.queries.rolesOf([id])).get(id) ?? []).map(roleValue);
+    await this.queries.transaction(async ({ clients, audit }) => {
+      if (!(await clients.delete(context.principal.accountId, id))) throw notFound(`Client ${id}`);
+      await audit.record(
         context,
         'client.delete',
         id,
@@ -174,12 +158,12 @@ export class ClientService {
     const client = await this.find(manager, id);
     const now = new Date();
     const expiresAt = new Date(now.getTime() + BECOME_TTL_MS).toISOString();
-    const apiKey = await this.db.transaction().execute(async (trx) => {
-      const key = await new AccountQueries(trx).insertKey(
+    const apiKey = await this.queries.transaction(async ({ accounts, audit }) => {
+      const key = await accounts.insertKey(
         { userId: client.id, name: 'become', kind: 'impersonation', expiresAt, impersonatorId: principal.userId },
         now.toISOString(),
       );
-      await new AuditQueries(trx).record(context, 'client.become', client.id, { expires_at: expiresAt }, now.toISOString());
+      await audit.record(context, 'client.become', client.id, { expires_at: expiresAt }, now.toISOString());
       return key;
     });
     return { client: await this.presentOne(client), api_key: apiKey, expires_at: toPortalTimestamp(expiresAt) };
@@ -188,28 +172,21 @@ export class ClientService {
   /** The caller as a manager of clients: the owner, or a client that is an admin somewhere; others are 403. */
   private async manager(principal: Principal): Promise<Manager> {
     if (principal.kind === 'owner') return { principal, adminOf: null };
-    const rows = await this.db
-      .selectFrom('roles')
-      .innerJoin('publications', 'publications.id', 'roles.publication_id')
-      .select('roles.publication_id')
-      .where('roles.user_id', '=', principal.userId)
-      .where('roles.access_level', '=', 'admin')
-      .where('publications.account_id', '=', principal.accountId)
-      .execute();
-    if (rows.length === 0) throw forbidden('Only the account owner and admins may manage clients');
-    return { principal, adminOf: new Set(rows.map((row) => row.publication_id)) };
+    const adminOf = await this.queries.adminPublicationIds(principal.userId, principal.accountId);
+    if (adminOf.length === 0) throw forbidden('Only the account owner and admins may manage clients');
+    return { principal, adminOf: new Set(adminOf) };
   }
 
   /** The client, if the manager manages it; otherwise 404, as if it did not exist. */
   private async find(manager: Manager, id: number): Promise<User> {
-    const client = await findClient(this.db, manager.principal.accountId, id, managedBy(manager));
+    const client = await this.queries.find(manager.principal.accountId, id, managedBy(manager));
     if (!client) throw notFound(`Client ${id}`);
     return client;
   }
 
   /** Roles name each publication once, and only publications of the caller's account. */
   private async checkRoles(principal: Principal, roles: RoleInputValue[]): Promise<RoleValue[]> {
-    const known = await accountPublicationIds(this.db, principal.accountId, [...new Set(roles.map((role) => role.publication_id))]);
+    const known = await this.queries.accountPublicationIds(principal.accountId, [...new Set(roles.map((role) => role.publication_id))]);
     const seen = new Set<number>();
     const problems: FieldProblem[] = [];
     roles.forEach((role, index) => {
@@ -223,10 +200,7 @@ export class ClientService {
   }
 
   private async present(rows: User[]): Promise<ClientView[]> {
-    const roles = await rolesOf(
-      this.db,
-      rows.map((row) => row.id),
-    );
+    const roles = await this.queries.rolesOf(rows.map((row) => row.id));
     return rows.map((row) => presentClient(row, roles.get(row.id) ?? []));
   }
 
