@@ -181,7 +181,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   const portal: PortalServices = {
     accounts,
     publications,
-    articles: new ArticleService(db, articleQueries, publications, (htmls) => sanitizeArticlesInPool(workers, htmls)),
+    articles: new ArticleService(articleQueries, publications, (htmls) => sanitizeArticlesInPool(workers, htmls)),
     categories: new CategoryService(new CategoryQueries(db), publications),
     issues: new IssueService(new IssueQueries(db), publications),
     clients: new ClientService(new ClientQueries(db)),

@@ -81,6 +81,25 @@ export class ArticleQueries {
     );
   }
 
+  /** Runs `work` in one transaction: every write it makes through the ArticleQueries it is given is kept, or none. */
+  transaction<T>(work: (queries: ArticleQueries) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new ArticleQueries(trx, this.dialect)));
+  }
+
+  /** Inserts the article with its categories (in a transaction: run it in one); returns its id. */
+  insert(values: NewArticle, categoryIds: number[]): Promise<number> {
+    return insertArticle(this.db, values, categoryIds);
+  }
+
+  /** Changes the article, and its categories unless `categoryIds` is undefined (in a transaction: run it in one). */
+  update(id: number, changes: ArticleChanges, categoryIds: number[] | undefined): Promise<void> {
+    return updateArticle(this.db, id, changes, categoryIds);
+  }
+
+  delete(publicationId: number, id: number): Promise<boolean> {
+    return deleteArticle(this.db, publicationId, id);
+  }
+
   async find(publicationId: number, id: number): Promise<ArticleWithCategories | undefined> {
     const [row] = await this.findPrepared(publicationId, id);
     return row && withCategories(row);
@@ -243,7 +262,7 @@ function withCategories({ category_list: list, ...row }: ArticleRow & { category
   return { ...row, categories: pairs.map(([id, name]) => ({ id, name })) };
 }
 
-/** Writes run inside a transaction, so they take the transaction's handle. */
+/** Writes run inside a transaction, so they take the transaction's handle (the feeds' synchronization writes articles in its own). */
 export async function insertArticle(db: Kysely<Database>, values: NewArticle, categoryIds: number[]): Promise<number> {
   const { id } = await db.insertInto('articles').values(values).returning('id').executeTakeFirstOrThrow();
   await setArticleCategories(db, id, categoryIds);
@@ -266,7 +285,7 @@ async function setArticleCategories(db: Kysely<Database>, articleId: number, cat
     .execute();
 }
 
-export async function deleteArticle(db: Kysely<Database>, publicationId: number, id: number): Promise<boolean> {
+async function deleteArticle(db: Kysely<Database>, publicationId: number, id: number): Promise<boolean> {
   const result = await db.deleteFrom('articles').where('id', '=', id).where('publication_id', '=', publicationId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -1,15 +1,13 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
 import { sanitizeArticleHtml } from '../../content/sanitize.js';
-import type { ArticleChanges, Database, NewArticle, Publication } from '../../db/types.js';
+import type { ArticleChanges, NewArticle, Publication } from '../../db/types.js';
 import { type FieldProblem, forbidden, notFound, validationError } from '../../errors.js';
 import { slicer } from '../../workers/slices.js';
 import { allows } from '../permissions.js';
 import { dateField, nowIso, toPortalTimestamp } from '../../time.js';
-import { idsInPublication } from '../publications/queries.js';
 import type { PublicationService } from '../publications/service.js';
-import { type ArticleFilter, type ArticleQueries, type ArticleWithCategories, deleteArticle, insertArticle, updateArticle } from './queries.js';
+import type { ArticleFilter, ArticleQueries, ArticleWithCategories } from './queries.js';
 import type { ArticleCreateInput, ArticleListOptions, ArticlePageOptions, ArticleUpdateInput, ArticleView, FlexPdfArticleInput } from './schemas.js';
 
 /** The plain list returns at most this many articles; the page endpoint walks through any number. */
@@ -63,7 +61,6 @@ export interface ArticleList {
 
 export class ArticleService {
   constructor(
-    private readonly db: Kysely<Database>,
     private readonly queries: ArticleQueries,
     private readonly publications: PublicationService,
     private readonly sanitize: ArticleHtmlSanitizer = sanitizeInline,
@@ -133,7 +130,7 @@ export class ArticleService {
     await this.checkReferences(publication, [{ categoryIds, issueId: input.issue_id ?? null }]);
     const values = newArticle(publication, principal, input, input.source ?? null);
     values.html = await this.cleanHtml(values.html ?? null);
-    const id = await this.db.transaction().execute((trx) => insertArticle(trx, values, categoryIds));
+    const id = await this.queries.transaction((trx) => trx.insert(values, categoryIds));
     return presentArticle(await this.findIn(publication, id));
   }
 
@@ -151,13 +148,13 @@ export class ArticleService {
     if (input.unlock_type !== undefined) changes.unlock_type = input.unlock_type;
     if (input.position !== undefined) changes.position = input.position;
     if (input.visible !== undefined) changes.visible = input.visible ? 1 : 0;
-    await this.db.transaction().execute((trx) => updateArticle(trx, id, changes, input.category_ids));
+    await this.queries.transaction((trx) => trx.update(id, changes, input.category_ids));
     return presentArticle(await this.findIn(publication, id));
   }
 
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
     const publication = await this.editable(principal, appId, id);
-    if (!(await deleteArticle(this.db, publication.id, id))) throw notFound(`Article ${id}`);
+    if (!(await this.queries.delete(publication.id, id))) throw notFound(`Article ${id}`);
   }
 
   /** The article's publication, when the principal may change the article: editors any, authors their own. */
@@ -186,11 +183,11 @@ export class ArticleService {
     const withHtml = values.filter((value): value is NewArticle & { html: string } => value.html !== null);
     const cleaned = await this.sanitize(withHtml.map((value) => value.html));
     withHtml.forEach((value, index) => (value.html = cleaned[index]!));
-    const ids = await this.db.transaction().execute(async (trx) => {
+    const ids = await this.queries.transaction(async (trx) => {
       const created: number[] = [];
       const turn = slicer();
       for (const [index, value] of values.entries()) {
-        created.push(await insertArticle(trx, value, items[index]!.category_ids ?? []));
+        created.push(await trx.insert(value, items[index]!.category_ids ?? []));
         await turn();
       }
       return created;
@@ -232,8 +229,8 @@ export class ArticleService {
     const categoryIds = [...new Set(references.flatMap((reference) => reference.categoryIds))];
     const issueIds = [...new Set(references.flatMap((reference) => (reference.issueId === null ? [] : [reference.issueId])))];
     const [categories, issues] = await Promise.all([
-      idsInPublication(this.db, 'categories', publication.id, categoryIds),
-      idsInPublication(this.db, 'issues', publication.id, issueIds),
+      this.publications.idsInPublication(publication, 'categories', categoryIds),
+      this.publications.idsInPublication(publication, 'issues', issueIds),
     ]);
     const problems: FieldProblem[] = [];
     references.forEach((reference, index) => {

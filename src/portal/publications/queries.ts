@@ -49,8 +49,10 @@ export class PublicationQueries {
   }
 
   /** The ids among `ids` that are categories (or issues) of the publication. */
-  idsInPublication(table: 'categories' | 'issues', publicationId: number, ids: number[]): Promise<Set<number>> {
-    return idsInPublication(this.db, table, publicationId, ids);
+  async idsInPublication(table: 'categories' | 'issues', publicationId: number, ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom(table).select('id').where('publication_id', '=', publicationId).where('id', 'in', ids).execute();
+    return new Set(rows.map((row) => row.id));
   }
 
   private held(userId: number, accountId: number) {
@@ -62,16 +64,4 @@ export class PublicationQueries {
       .where('roles.user_id', '=', userId)
       .where('publications.account_id', '=', accountId);
   }
-}
-
-/** The ids among `ids` that are categories (or issues) of the publication: references must stay inside it. */
-export async function idsInPublication(
-  db: Kysely<Database>,
-  table: 'categories' | 'issues',
-  publicationId: number,
-  ids: number[],
-): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom(table).select('id').where('publication_id', '=', publicationId).where('id', 'in', ids).execute();
-  return new Set(rows.map((row) => row.id));
 }
