@@ -27,7 +27,18 @@ export interface Config {
   mailFrom: string;
   feeds: FeedSettings;
   http: HttpSettings;
+  metrics: MetricsSettings;
 }
+
+export interface MetricsSettings {
+  /** METRICS: serve GET /metrics (Prometheus text format); off, it is a 404 like any unknown route. */
+  enabled: boolean;
+  /** METRICS_TOKEN: when set, /metrics requires `Authorization: Bearer TOKEN`. */
+  token: string | undefined;
+}
+
+/** A shorter token is more likely a placeholder than a secret. */
+const MIN_METRICS_TOKEN_LENGTH = 16;
 
 /**
  * How long the server waits for a client (Node's http server: headersTimeout, requestTimeout, keepAliveTimeout), so
@@ -153,7 +164,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       syncIntervalMinutes: parseFeedSyncInterval(env.FEED_SYNC_INTERVAL_MINUTES),
     },
     http: parseHttpSettings(env),
+    metrics: {
+      enabled: parseBoolean('METRICS', env.METRICS, false),
+      token: parseMetricsToken(env.METRICS_TOKEN),
+    },
   };
+}
+
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  // Printable ASCII without spaces: what an Authorization header can carry as it is.
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new ConfigError('METRICS_TOKEN must be printable ASCII without spaces');
+  if (value.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`);
+  }
+  return value;
 }
 
 function parseHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {

@@ -3,6 +3,7 @@ import type { Principal } from '../accounts/service.js';
 import type { LeadSettings, PlanName } from '../config.js';
 import type { LeadJobStatus, LeadTemplateTable } from '../db/types.js';
 import { AppError, type FieldProblem, forbidden, notFound, validationError } from '../errors.js';
+import { type DomainMetrics, type LeadJobEnd, NO_METRICS } from '../infra/metrics.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
 import type { CompanyDirectory } from './company-directory.js';
@@ -51,6 +52,8 @@ export interface LeadServiceDeps {
   mailer?: Mailer;
   /** Told when a job is queued, so that this instance's worker starts on it at once. */
   onQueued?: () => void;
+  /** Counts jobs reaching a final status, and quota refusals. */
+  metrics?: Pick<DomainMetrics, 'leadJobEnded' | 'refused'>;
 }
 
 export interface JobView {
@@ -96,7 +99,15 @@ const SAMPLE_COMPANY: CompanyProfile = {
 
 /** The lead pipeline: business-email check, company research, generation; every submission a job. */
 export class LeadService {
-  constructor(private readonly deps: LeadServiceDeps) {}
+  private readonly metrics: Pick<DomainMetrics, 'leadJobEnded' | 'refused'>;
+
+  constructor(private readonly deps: LeadServiceDeps) {
+    this.metrics = deps.metrics ?? NO_METRICS;
+  }
+
+  private ended(job: Pick<LeadJobRow, 'created_at'>, status: LeadJobEnd, at: string): void {
+    this.metrics.leadJobEnded(status, (Date.parse(at) - Date.parse(job.created_at)) / 1000);
+  }
 
   /** Throws 403 unless the caller may use the lead API (the account owner's keys, not portal clients'). */
   assertMayUse(principal: Principal): void {
@@ -133,6 +144,7 @@ export class LeadService {
         error_message: message,
         completed_at: now,
       });
+      this.ended(job, 'rejected', now);
       return { kind: 'rejected', jobId: job.id, message, reason: check.reason };
     }
     // The lead is counted and its job inserted together, and the count refuses past the quota: concurrent requests
@@ -150,6 +162,7 @@ export class LeadService {
     }
     if (!counted) {
       if (slotHeld) this.deps.slots.release(principal.accountId);
+      this.metrics.refused('monthly_quota');
       throw quotaExceeded(principal.plan, limits.monthlyLeads);
     }
     if (options.respondAsync) {
@@ -225,6 +238,7 @@ export class LeadService {
       } else {
         await step({ ...written, status: 'completed', completed_at: nowIso(), lease_until: null });
       }
+      this.ended(job, 'completed', current.completed_at!);
     } catch (error) {
       if (error instanceof LeaseLostError) throw error;
       // A failed job's lead does not count against the monthly quota: it is given back as the job fails.
@@ -232,6 +246,7 @@ export class LeadService {
       const ended = { error_message: failureMessage(error), completed_at: at, lease_until: null, updated_at: at };
       const failed = await queries.failJob(job, ended, options.leaseOwner);
       if (!failed && options.leaseOwner !== undefined) throw new LeaseLostError(job.id);
+      if (failed) this.ended(job, 'failed', at);
       current = { ...current, ...ended, status: 'failed' };
       if (!(error instanceof LlmError) && !(error instanceof MailError)) throw error;
     }

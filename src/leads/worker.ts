@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlanLimits, PlanName } from '../config.js';
+import { type DomainMetrics, NO_METRICS } from '../infra/metrics.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
 import type { LeadJobRow, LeadQueries } from './queries.js';
@@ -27,6 +28,7 @@ export interface LeadWorkerDeps {
   /** Jobs this instance runs at once (across accounts; AccountSlots bounds each account). */
   concurrency: number;
   log: FastifyBaseLogger;
+  metrics?: Pick<DomainMetrics, 'leadJobEnded'>;
   /** Defaults to LEASE_MS; tests shorten it. */
   leaseMs?: number;
   /** How often the leases of the jobs in hand are renewed; defaults to a quarter of the lease. */
@@ -164,16 +166,18 @@ export class LeadWorker {
     try {
       if (job.attempts > MAX_ATTEMPTS) {
         // Failed on our side: its lead is given back to the monthly quota.
-        await this.deps.queries.failJob(
+        const at = nowIso();
+        const failed = await this.deps.queries.failJob(
           job,
           {
             error_message: `Gave up after ${MAX_ATTEMPTS} attempts: the job was interrupted each time`,
-            completed_at: nowIso(),
-            updated_at: nowIso(),
+            completed_at: at,
+            updated_at: at,
             lease_until: null,
           },
           owner,
         );
+        if (failed) (this.deps.metrics ?? NO_METRICS).leadJobEnded('failed', (Date.parse(at) - Date.parse(job.created_at)) / 1000);
         return;
       }
       await this.deps.leads.runClaimed(job, owner);
