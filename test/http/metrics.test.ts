@@ -47,7 +47,13 @@ for (const dialect of DIALECTS) {
       serveCompany(site, 'zeppelin-works.com', companyHome({ name: 'Zeppelin Works', description: 'Airships.', product: 'Airships' }));
       test = await startApp(
         dialect,
-        siteEnv(site, { METRICS: 'on', METRICS_TOKEN: TOKEN, PLAN_FREE_RPM: '2', OUTBOUND_ALLOW: `${site.hostPort},127.0.0.1:${feeds.port}` }),
+        siteEnv(site, {
+          METRICS: 'on',
+          METRICS_TOKEN: TOKEN,
+          PLAN_FREE_RPM: '2',
+          PLAN_PRO_MONTHLY_LEADS: '1',
+          OUTBOUND_ALLOW: `${site.hostPort},127.0.0.1:${feeds.port}`,
+        }),
       );
     });
     after(async () => {
@@ -128,6 +134,15 @@ for (const dialect of DIALECTS) {
       assert.equal(samples.get('masthead_lead_jobs_total{status="rejected"}'), 1);
       assert.equal(samples.get('masthead_lead_job_duration_seconds_count{status="completed"}'), 1);
       assert.equal(samples.get('masthead_rate_limit_refusals_total{reason="requests_per_minute"}'), 1);
+    });
+
+    it('counts the monthly quota refused', async () => {
+      const owner = await createOwner(test.storage, 'pro');
+      const api = client(test.app, owner.apiKey);
+      const before = (await scrape(test)).get('masthead_rate_limit_refusals_total{reason="monthly_quota"}') ?? 0;
+      assert.equal((await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com'))).status, 200);
+      expectError(await api.post(`${LEADS}/process-lead`, lead('ada@zeppelin-works.com')), 429, 'quota_exceeded');
+      assert.equal((await scrape(test)).get('masthead_rate_limit_refusals_total{reason="monthly_quota"}'), before + 1);
     });
   });
 }
