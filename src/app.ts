@@ -10,8 +10,10 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { ErrorBody, registerErrorHandling } from './http/errors.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { registerMetricsRoute, registerRequestMetrics } from './http/metrics.js';
 import { serverOptions } from './http/server.js';
 import { registerValidation } from './http/validation.js';
+import { type DomainMetrics, Metrics, NO_METRICS } from './infra/metrics.js';
 import { connectRedis } from './infra/redis.js';
 import { createLlmClient } from './leads/generation/llm.js';
 import { createSmtpMailer } from './leads/mailer.js';
@@ -102,6 +104,15 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   registerValidation(app);
   registerJsonBodyParser(app);
   registerErrorHandling(app);
+  // Before any route, so that every route (and the 404 handler) inherits the request hook.
+  let metrics: DomainMetrics = NO_METRICS;
+  if (config.metrics.enabled) {
+    const prometheus = new Metrics(() => storage.poolStats());
+    app.addHook('onClose', async () => prometheus.close());
+    registerRequestMetrics(app, prometheus);
+    registerMetricsRoute(app, prometheus, config.metrics.token);
+    metrics = prometheus;
+  }
   app.addSchema(ErrorBody);
   for (const schema of portalSchemas) app.addSchema(schema);
 
@@ -167,8 +178,13 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   // Feeds are read in the worker threads; the manual and the scheduled synchronize share one runner.
   const feedSource: FeedSource = { fetch: (url, options) => fetcher.fetch(url, options), reader: pooledFeedReader(workers) };
   const articleQueries = new ArticleQueries(db, dialect);
-  const feedRunner = new FeedRunner(db, articleQueries, feedSource, { intervalMinutes: config.feeds.syncIntervalMinutes }, (outcome) =>
-    webhooks.publishFeedSync(outcome),
+  const feedRunner = new FeedRunner(
+    db,
+    articleQueries,
+    feedSource,
+    { intervalMinutes: config.feeds.syncIntervalMinutes },
+    (outcome) => webhooks.publishFeedSync(outcome),
+    metrics,
   );
   const feedScheduler = new FeedScheduler(db, dialect, feedRunner, { logger: app.log });
   const feeds = new FeedService(db, publications, feedSource, feedRunner, () => feedScheduler.wake());
@@ -212,12 +228,13 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     mailer,
     log: app.log,
     onJobEnded: (accountId, job) => webhooks.publish(accountId, `job.${job.status as 'completed' | 'failed' | 'rejected'}`, job),
+    metrics,
   });
   app.addHook('onReady', async () => leadDomain.start());
   // Registered after the infrastructure's hook, so run before it: running jobs finish with their connections open.
   app.addHook('onClose', () => leadDomain.stop());
   // One object for the API and the dashboard's try-it form: they spend one count per account (leads/rate-limit.ts).
-  const leadRateLimit = { plans: config.leads.plans, redis, keyPrefix: config.leads.redisKeyPrefix };
+  const leadRateLimit = { plans: config.leads.plans, redis, keyPrefix: config.leads.redisKeyPrefix, metrics };
   await app.register(leadRoutes, {
     prefix: '/api/client',
     accounts,

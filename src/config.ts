@@ -27,6 +27,7 @@ export interface Config {
   mailFrom: string;
   feeds: FeedSettings;
   http: HttpSettings;
+  metrics: MetricsSettings;
   webhooks: WebhookSettings;
 }
 
@@ -38,6 +39,16 @@ export interface WebhookSettings {
   /** WEBHOOK_DISABLE_AFTER_DAYS: an endpoint whose attempts have all failed this long is disabled. */
   disableAfterDays: number;
 }
+
+export interface MetricsSettings {
+  /** METRICS: serve GET /metrics (Prometheus text format); off, it is a 404 like any unknown route. */
+  enabled: boolean;
+  /** METRICS_TOKEN: when set, /metrics requires `Authorization: Bearer TOKEN`. */
+  token: string | undefined;
+}
+
+/** A shorter token is more likely a placeholder than a secret. */
+const MIN_METRICS_TOKEN_LENGTH = 16;
 
 /**
  * How long the server waits for a client (Node's http server: headersTimeout, requestTimeout, keepAliveTimeout), so
@@ -166,12 +177,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       syncIntervalMinutes: parseFeedSyncInterval(env.FEED_SYNC_INTERVAL_MINUTES),
     },
     http: parseHttpSettings(env),
+    metrics: {
+      enabled: parseBoolean('METRICS', env.METRICS, false),
+      token: parseMetricsToken(env.METRICS_TOKEN),
+    },
     webhooks: {
       worker: parseBoolean('WEBHOOK_WORKER', env.WEBHOOK_WORKER, true),
       pollMs: positiveInteger('WEBHOOK_WORKER_POLL_MS', env.WEBHOOK_WORKER_POLL_MS, 1000),
       disableAfterDays: positiveInteger('WEBHOOK_DISABLE_AFTER_DAYS', env.WEBHOOK_DISABLE_AFTER_DAYS, 5),
     },
   };
+}
+
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  // Printable ASCII without spaces: what an Authorization header can carry as it is.
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new ConfigError('METRICS_TOKEN must be printable ASCII without spaces');
+  if (value.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`);
+  }
+  return value;
 }
 
 function parseHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       feeds: { scheduler: true, syncIntervalMinutes: 60 },
       http: { headersTimeoutSeconds: 60, requestTimeoutSeconds: 60, keepAliveTimeoutSeconds: 75 },
       webhooks: { worker: true, pollMs: 1000, disableAfterDays: 5 },
+      metrics: { enabled: false, token: undefined },
     });
   });
 
@@ -122,6 +123,7 @@ describe('loadConfig', () => {
       feeds: { scheduler: false, syncIntervalMinutes: 15 },
       http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 300, keepAliveTimeoutSeconds: 65 },
       webhooks: { worker: false, pollMs: 500, disableAfterDays: 3 },
+      metrics: { enabled: false, token: undefined },
     });
   });
 
@@ -150,6 +152,13 @@ describe('loadConfig', () => {
     for (const url of ['/var/lib/masthead/db.sqlite', 'relative.sqlite', ':memory:', 'postgresql://localhost/masthead']) {
       assert.equal(loadConfig({ DATABASE_URL: url }).databaseUrl, url);
     }
+  });
+
+  it('METRICS is off unless on; METRICS_TOKEN is 16 or more printable characters without spaces', () => {
+    assert.deepEqual(loadConfig({ METRICS: 'on', METRICS_TOKEN: 'abcdefghijklmnop' }).metrics, { enabled: true, token: 'abcdefghijklmnop' });
+    assert.equal(loadConfig({ METRICS: 'off' }).metrics.enabled, false);
+    expectConfigError('METRICS', 'sometimes');
+    for (const value of ['short', 'sixteen chars with spaces', 'sixteen-chars-é-not-ascii']) expectConfigError('METRICS_TOKEN', value);
   });
 
   it("ALLOW_SIGNUP turns the dashboard's sign-up on (the default) or off, and refuses anything else", () => {

@@ -20,7 +20,19 @@ export interface Storage {
    * it). The broken connection is already out of the pool; the next query opens a new one.
    */
   onConnectionLost(listener: (error: Error) => void): void;
+  /** The PostgreSQL pool's connections now; undefined on SQLite (one connection, used synchronously). */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections open (in use and idle). */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  /** DATABASE_POOL_SIZE. */
+  max: number;
 }
 
 const PING_TIMEOUT_MS = 2_000;
@@ -43,7 +55,8 @@ export function openStorage(databaseUrl: string, poolSettings: PostgresPoolSetti
     for (const listener of lostListeners) listener(error);
   };
   const sqliteFile = dialect === 'sqlite' && databaseUrl !== ':memory:';
-  const db = dialect === 'postgres' ? openPostgres(databaseUrl, poolSettings, connectionLost) : openSqlite(databaseUrl, sqliteFile);
+  const pool = dialect === 'postgres' ? openPostgresPool(databaseUrl, poolSettings, connectionLost) : undefined;
+  const db = pool ? new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) : openSqlite(databaseUrl, sqliteFile);
   // Started once the file is in WAL mode (a mode the file keeps), so the two connections never race to set it.
   const checkpointer = sqliteFile ? startCheckpointer(databaseUrl) : undefined;
   return {
@@ -65,6 +78,7 @@ export function openStorage(databaseUrl: string, poolSettings: PostgresPoolSetti
       }
     },
     onConnectionLost: (listener) => void lostListeners.push(listener),
+    poolStats: () => (pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSettings.size } : undefined),
     async close() {
       await db.destroy();
       await checkpointer?.stop();
@@ -127,7 +141,7 @@ function nameMarkedStatements(client: pg.PoolClient, names: Map<string, string>)
   }) as typeof client.query;
 }
 
-function openPostgres(connectionString: string, settings: PostgresPoolSettings, connectionLost: (error: Error) => void): Kysely<Database> {
+function openPostgresPool(connectionString: string, settings: PostgresPoolSettings, connectionLost: (error: Error) => void): pg.Pool {
   // COUNT(*) and SUM() come back as int8/numeric; every such value here fits a JS number.
   const types = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -157,5 +171,5 @@ function openPostgres(connectionString: string, settings: PostgresPoolSettings, 
     nameMarkedStatements(client, statementNames);
   });
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return pool;
 }

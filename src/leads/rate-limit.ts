@@ -3,6 +3,7 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor }
 import type { Redis } from 'ioredis';
 import type { PlanLimits, PlanName } from '../config.js';
 import { AppError } from '../errors.js';
+import type { DomainMetrics } from '../infra/metrics.js';
 import { principalOf } from '../accounts/api-key-hook.js';
 
 export interface PlanRateLimitOptions {
@@ -10,6 +11,8 @@ export interface PlanRateLimitOptions {
   /** Shared store: limits hold across instances. Without it (or while it is unreachable) they hold per process. */
   redis: Redis | undefined;
   keyPrefix: string;
+  /** Counts the requests refused (METRICS). */
+  metrics?: Pick<DomainMetrics, 'refused'>;
 }
 
 /** A request counted: the count in the current window, and the milliseconds left of that window. */
@@ -164,6 +167,7 @@ export async function registerPlanRateLimit(app: FastifyInstance, options: PlanR
     keyGenerator: (request) => `account:${principalOf(request).accountId}`,
     ...planRateLimitStore(options),
     enableDraftSpec: true,
+    onExceeded: () => options.metrics?.refused('requests_per_minute'),
     errorResponseBuilder: (request, context) =>
       new AppError(
         'rate_limited',

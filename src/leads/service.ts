@@ -3,6 +3,7 @@ import type { Principal } from '../accounts/service.js';
 import type { LeadSettings, PlanName } from '../config.js';
 import type { LeadJobStatus, LeadTemplateTable } from '../db/types.js';
 import { AppError, type FieldProblem, forbidden, notFound, validationError } from '../errors.js';
+import { type DomainMetrics, type LeadJobEnd, NO_METRICS } from '../infra/metrics.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
 import type { CompanyDirectory } from './company-directory.js';
@@ -53,6 +54,8 @@ export interface LeadServiceDeps {
   onQueued?: () => void;
   /** Told right after a job's end (completed, failed or rejected) is stored: webhooks publish it. Must not throw. */
   onJobEnded?: JobEndedListener;
+  /** Counts jobs reaching a final status, and quota refusals. */
+  metrics?: Pick<DomainMetrics, 'leadJobEnded' | 'refused'>;
 }
 
 /** Hears of each job that ended, with the job as the jobs listing shows it. */
@@ -101,7 +104,15 @@ const SAMPLE_COMPANY: CompanyProfile = {
 
 /** The lead pipeline: business-email check, company research, generation; every submission a job. */
 export class LeadService {
-  constructor(private readonly deps: LeadServiceDeps) {}
+  private readonly metrics: Pick<DomainMetrics, 'leadJobEnded' | 'refused'>;
+
+  constructor(private readonly deps: LeadServiceDeps) {
+    this.metrics = deps.metrics ?? NO_METRICS;
+  }
+
+  private ended(job: Pick<LeadJobRow, 'created_at'>, status: LeadJobEnd, at: string): void {
+    this.metrics.leadJobEnded(status, (Date.parse(at) - Date.parse(job.created_at)) / 1000);
+  }
 
   /** Throws 403 unless the caller may use the lead API (the account owner's keys, not portal clients'). */
   assertMayUse(principal: Principal): void {
@@ -139,6 +150,7 @@ export class LeadService {
         completed_at: now,
       });
       await this.deps.onJobEnded?.(job.account_id, presentJob({ ...job, status: 'rejected', error_message: message, completed_at: now }));
+      this.ended(job, 'rejected', now);
       return { kind: 'rejected', jobId: job.id, message, reason: check.reason };
     }
     // The lead is counted and its job inserted together, and the count refuses past the quota: concurrent requests
@@ -156,6 +168,7 @@ export class LeadService {
     }
     if (!counted) {
       if (slotHeld) this.deps.slots.release(principal.accountId);
+      this.metrics.refused('monthly_quota');
       throw quotaExceeded(principal.plan, limits.monthlyLeads);
     }
     if (options.respondAsync) {
@@ -231,6 +244,7 @@ export class LeadService {
       } else {
         await step({ ...written, status: 'completed', completed_at: nowIso(), lease_until: null });
       }
+      this.ended(job, 'completed', current.completed_at!);
     } catch (error) {
       if (error instanceof LeaseLostError) throw error;
       // A failed job's lead does not count against the monthly quota: it is given back as the job fails.
@@ -238,6 +252,7 @@ export class LeadService {
       const ended = { error_message: failureMessage(error), completed_at: at, lease_until: null, updated_at: at };
       const failed = await queries.failJob(job, ended, options.leaseOwner);
       if (!failed && options.leaseOwner !== undefined) throw new LeaseLostError(job.id);
+      if (failed) this.ended(job, 'failed', at);
       current = { ...current, ...ended, status: 'failed' };
       await this.deps.onJobEnded?.(job.account_id, presentJob(current));
       if (!(error instanceof LlmError) && !(error instanceof MailError)) throw error;

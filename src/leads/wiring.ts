@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LeadSettings } from '../config.js';
 import type { Storage } from '../db/connection.js';
+import { type DomainMetrics, NO_METRICS } from '../infra/metrics.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
 import { AccountSlots } from './account-slots.js';
 import { CompanyDirectory } from './company-directory.js';
@@ -35,6 +36,8 @@ export interface LeadDomainDeps {
   /** Delivers the dashboard's "send it to me" when set. */
   mailer: Mailer | undefined;
   log: FastifyBaseLogger;
+  /** Counts jobs ended and quota refusals (METRICS). */
+  metrics?: DomainMetrics;
   /** The worker's lease and how often it is renewed (defaults: LEASE_MS, a quarter of it); tests shorten them. */
   worker?: { leaseMs?: number; renewEveryMs?: number };
   /** Told right after a job ends (webhooks publish job.completed, job.failed, job.rejected). */
@@ -60,6 +63,7 @@ export function wireLeadDomain({
   llm,
   mailer,
   log,
+  metrics = NO_METRICS,
   worker: workerOptions = {},
   onJobEnded,
 }: LeadDomainDeps): LeadDomain {
@@ -80,6 +84,7 @@ export function wireLeadDomain({
     ...(mailer ? { mailer } : {}),
     onQueued: () => worker?.wake(),
     ...(onJobEnded ? { onJobEnded } : {}),
+    metrics,
   });
   if (settings.worker) {
     worker = new LeadWorker({
@@ -90,6 +95,7 @@ export function wireLeadDomain({
       pollMs: settings.workerPollMs,
       concurrency: WORKER_CONCURRENCY,
       log,
+      metrics,
       ...workerOptions,
       ...(onJobEnded ? { onJobEnded } : {}),
     });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlanLimits, PlanName } from '../config.js';
+import { type DomainMetrics, NO_METRICS } from '../infra/metrics.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
 import type { LeadJobRow, LeadQueries } from './queries.js';
@@ -27,6 +28,7 @@ export interface LeadWorkerDeps {
   /** Jobs this instance runs at once (across accounts; AccountSlots bounds each account). */
   concurrency: number;
   log: FastifyBaseLogger;
+  metrics?: Pick<DomainMetrics, 'leadJobEnded'>;
   /** Defaults to LEASE_MS; tests shorten it. */
   leaseMs?: number;
   /** How often the leases of the jobs in hand are renewed; defaults to a quarter of the lease. */
@@ -174,6 +176,7 @@ export class LeadWorker {
         };
         if (await this.deps.queries.failJob(job, ended, owner)) {
           await this.deps.onJobEnded?.(job.account_id, presentJob({ ...job, ...ended, status: 'failed' }));
+          (this.deps.metrics ?? NO_METRICS).leadJobEnded('failed', (Date.parse(ended.completed_at) - Date.parse(job.created_at)) / 1000);
         }
         return;
       }

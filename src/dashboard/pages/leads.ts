@@ -300,6 +300,7 @@ async function leadRateLimiter(app: FastifyInstance, options: DashboardOptions) 
   return async (request: FastifyRequest): Promise<void> => {
     const verdict = await check(request);
     if (verdict.isAllowed || !verdict.isExceeded) return;
+    options.leadRateLimit.metrics?.refused('requests_per_minute');
     throw new AppError(
       'rate_limited',
       `The ${ownerPrincipal(request).plan} plan allows ${verdict.max} lead requests a minute; try again in ${verdict.ttlInSeconds} seconds.`,

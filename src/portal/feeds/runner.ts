@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, RssFeedRow } from '../../db/types.js';
 import type { ArticleQueries } from '../articles/queries.js';
+import { type FeedSyncOutcome, type DomainMetrics, NO_METRICS } from '../../infra/metrics.js';
 import { nowIso } from '../../time.js';
 import { feedCategoryIds, feedHoldingUrl, isUniqueViolation } from './queries.js';
 import {
@@ -64,14 +65,28 @@ export class FeedRunner {
     readonly settings: ScheduleSettings,
     /** Told of every run's outcome (webhooks publish feed.synchronized and feed.failed). Must not throw. */
     private readonly onFinished: (outcome: FeedRunOutcome) => Promise<unknown> = async () => undefined,
+    private readonly metrics: Pick<DomainMetrics, 'feedSynchronized'> = NO_METRICS,
   ) {}
+
+  /** The synchronization below, counted by outcome (one that throws, the database failing, counts as failed). */
+  async run(feed: RssFeedRow, clock: Date = new Date()): Promise<SyncResultView> {
+    const started = performance.now();
+    let outcome: FeedSyncOutcome = 'failed';
+    try {
+      const result = await this.synchronize(feed, clock);
+      outcome = result.job_status === 'failed' ? 'failed' : result.not_modified ? 'not_modified' : 'ok';
+      return result;
+    } finally {
+      this.metrics.feedSynchronized(outcome, (performance.now() - started) / 1000);
+    }
+  }
 
   /**
    * Runs the leased synchronization of `feed` to its end and records the outcome on the feed. A feed that cannot be
    * read is a `failed` result, not an exception. `clock` is the scheduler's time (tests run the schedule ahead):
    * the next sync is reckoned from it or from the real time, whichever is later.
    */
-  async run(feed: RssFeedRow, clock: Date = new Date()): Promise<SyncResultView> {
+  private async synchronize(feed: RssFeedRow, clock: Date): Promise<SyncResultView> {
     const jobId = feed.job_id!;
     const result = emptyResult(jobId, 'completed');
     const now = new Date(Math.max(clock.getTime(), Date.now()));
