@@ -1,9 +1,10 @@
 // The lead API bench: POST /api/client/process-lead against the real server (a child process, on SQLite and then on
 // PostgreSQL, each in a database of its own), with the company sites and an OpenAI-compatible LLM played by local
 // servers in this process (site answers in SITE_DELAY_MS, the LLM in LLM_DELAY_MS). Every lead has a domain of its
-// own, so every lead is researched (no cache hit) unless the row says otherwise. "overhead" is a lead's latency minus the latencies of the played site and LLM for that lead,
-// as a client sees them (the time each spent on the lead's request, plus a plain HTTP round trip to it, measured
-// by calling it directly before the run): what Masthead itself costs.
+// own, so every lead is researched (no cache hit) unless the row says otherwise. "overhead" is a lead's latency minus
+// the latencies of the played site and LLM for that lead, as a client sees them (the time each spent on the lead's
+// request, plus a plain HTTP round trip to it, measured by calling it directly before the run): what Masthead itself
+// costs.
 //
 // Settings (environment): BENCH_LEAD_ROUNDS rounds of 50 concurrent leads (6), BENCH_LEAD_SINGLE sequential leads (30).
 
