@@ -228,6 +228,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     mailer,
     log: app.log,
     onJobEnded: (accountId, job) => webhooks.publish(accountId, `job.${job.status as 'completed' | 'failed' | 'rejected'}`, job),
+    onBatchCompleted: (accountId, batch) => webhooks.publish(accountId, 'batch.completed', batch),
     metrics,
   });
   app.addHook('onReady', async () => leadDomain.start());
@@ -239,6 +240,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     prefix: '/api/client',
     accounts,
     leads: leadDomain.leads,
+    batches: leadDomain.batches,
     idempotency: leadDomain.idempotency,
     rateLimit: leadRateLimit,
   });
