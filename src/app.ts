@@ -45,7 +45,7 @@ import { WebhookQueries } from './webhooks/queries.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
 import { WebhookWorker } from './webhooks/worker.js';
-import { sanitizeArticlesInPool, WorkerPool } from './workers/pool.js';
+import { readCsvInPool, sanitizeArticlesInPool, WorkerPool } from './workers/pool.js';
 
 export interface AppDeps {
   config: Config;
@@ -229,6 +229,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     log: app.log,
     onJobEnded: (accountId, job) => webhooks.publish(accountId, `job.${job.status as 'completed' | 'failed' | 'rejected'}`, job),
     onBatchCompleted: (accountId, batch) => webhooks.publish(accountId, 'batch.completed', batch),
+    readCsv: (bytes, limits) => readCsvInPool(workers, bytes, limits),
     metrics,
   });
   app.addHook('onReady', async () => leadDomain.start());
@@ -251,6 +252,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     ...portal,
     sessions,
     leads: leadDomain.leads,
+    batches: leadDomain.batches,
     templates: leadDomain.templates,
     webhooks,
     leadRateLimit,

@@ -14,7 +14,8 @@ import { IdempotencyStore } from './idempotency/store.js';
 import type { Mailer } from './mailer.js';
 import { CompanyProfileQueries, LeadQueries } from './queries.js';
 import { LeadBatchQueries } from './batches/queries.js';
-import { type BatchView, LeadBatchService } from './batches/service.js';
+import { type BatchView, LeadBatchService, type LeadBatchServiceDeps } from './batches/service.js';
+import { readCsvTable } from '../content/csv-table.js';
 import { researchCompany } from './research/index.js';
 import { type JobEndedListener, LeadService } from './service.js';
 import { TemplateQueries } from './templates/queries.js';
@@ -44,6 +45,8 @@ export interface LeadDomainDeps {
   worker?: { leaseMs?: number; renewEveryMs?: number };
   /** Told right after a job ends (webhooks publish job.completed, job.failed, job.rejected). */
   onJobEnded?: JobEndedListener;
+  /** Reads uploaded lead files (the composition root runs large ones in the worker threads). */
+  readCsv?: LeadBatchServiceDeps['readCsv'];
   /** Where the mail-server look-up (CHECK_MX) asks; default: the system's DNS. */
   mailServers?: MailServerResolver;
   /** Told once when every job of a batch ended (webhooks publish batch.completed). */
@@ -75,6 +78,7 @@ export function wireLeadDomain({
   onJobEnded,
   onBatchCompleted,
   mailServers = dns.promises,
+  readCsv = async (bytes, limits) => readCsvTable(bytes, limits),
 }: LeadDomainDeps): LeadDomain {
   const queries = new LeadQueries(storage.db, storage.dialect);
   const checker = createEmailChecker({ mx: settings.checkMx ? mailServers : undefined });
@@ -93,6 +97,7 @@ export function wireLeadDomain({
     ...(onJobEnded ? { onJobEnded } : {}),
     ...(onBatchCompleted ? { onBatchCompleted } : {}),
     metrics,
+    readCsv,
   });
   // Every job's end is told to the listener, and a batch's job's end may complete its batch.
   const jobEnded: JobEndedListener = async (accountId, job) => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../http/schemas.js';
 import { Job, JOB_STATUSES, ProcessLeadBody } from '../schemas.js';
-import { MAX_BATCH_LEADS, MAX_BATCH_NAME_LENGTH } from './service.js';
+import { MAX_BATCH_LEADS, MAX_BATCH_NAME_LENGTH } from './limits.js';
 
 const StatusCounts = Type.Object(Object.fromEntries(JOB_STATUSES.map((status) => [status, Type.Integer()])));
 

@@ -11,10 +11,9 @@ import type { CompanyProfile } from '../research/index.js';
 import { assertLeadApiUser, type JobEndedListener, type LeadInput, normalizedLead, presentJob, quotaExceeded } from '../service.js';
 import type { TemplateService } from '../templates/service.js';
 import type { LeadBatchQueries, LeadBatchRow, NotAcceptedLead, StatusCounts } from './queries.js';
-
-/** The most leads one batch takes. */
-export const MAX_BATCH_LEADS = 1000;
-export const MAX_BATCH_NAME_LENGTH = 200;
+import type { CsvTableLimits, CsvTableOutcome } from '../../content/csv-table.js';
+import { type LeadFile, leadFileError, leadsOfTable } from './lead-file.js';
+import { LEAD_FILE_LIMITS, MAX_BATCH_LEADS, MAX_LEAD_FILE_BYTES } from './limits.js';
 
 export interface BatchInput {
   leads: LeadInput[];
@@ -76,6 +75,8 @@ export interface LeadBatchServiceDeps {
   /** Told once when every job of a batch ended. Must not throw. */
   onBatchCompleted?: (accountId: number, batch: BatchView) => Promise<unknown>;
   metrics?: Pick<DomainMetrics, 'leadJobEnded' | 'refused'>;
+  /** Reads a CSV file's records (off the event loop when it is large). */
+  readCsv: (bytes: Buffer, limits: CsvTableLimits) => Promise<CsvTableOutcome>;
 }
 
 /**
@@ -191,6 +192,45 @@ export class LeadBatchService {
     return { batch, results };
   }
 
+  /** The leads of an uploaded CSV file, or a 400 saying why the file is not a lead list. */
+  async readFile(bytes: Buffer): Promise<LeadFile> {
+    if (bytes.length === 0) throw leadFileError('The file is empty.');
+    if (bytes.length > MAX_LEAD_FILE_BYTES) {
+      throw leadFileError(`The file is larger than ${MAX_LEAD_FILE_BYTES / 1024 / 1024} MB; a batch takes at most ${MAX_BATCH_LEADS} leads.`);
+    }
+    const outcome = await this.deps.readCsv(bytes, LEAD_FILE_LIMITS);
+    if (!outcome.ok) throw leadFileError(outcome.message);
+    return leadsOfTable(outcome.table);
+  }
+
+  /**
+   * Which leads of a list a batch would take, before anything is queued (the dashboard's preview of an uploaded
+   * file): those failing a lead's checks or the address checks that need no network, and repeated addresses, are
+   * refused with the reason; `quotaLeft` says how many of the rest this month's quota still takes.
+   */
+  async screen<T extends LeadInput>(principal: Principal, leads: T[]): Promise<ScreenedLeads<T>> {
+    assertLeadApiUser(principal);
+    const accepted: T[] = [];
+    const refused: (T & { reason: string })[] = [];
+    const seen = new Set<string>();
+    for (const lead of leads) {
+      const problem = leadProblem(lead);
+      if (problem) {
+        refused.push({ ...lead, reason: problem });
+        continue;
+      }
+      const check = await this.deps.checkEmailLocally(lead.email);
+      if (!check.ok) refused.push({ ...lead, reason: check.message ?? 'Not a business email address' });
+      else if (seen.has(check.email.toLowerCase())) refused.push({ ...lead, reason: 'The same address is on an earlier line' });
+      else {
+        seen.add(check.email.toLowerCase());
+        accepted.push(lead);
+      }
+    }
+    const used = await this.deps.leadQueries.monthlyUsage(principal.accountId, nowIso().slice(0, 7));
+    return { accepted, refused, quotaLeft: Math.max(0, this.deps.settings.plans[principal.plan].monthlyLeads - used) };
+  }
+
   /** A job of the batch ended: when it was the last, the batch is completed and batch.completed told, once. */
   async jobEnded(accountId: number, batchId: string): Promise<void> {
     if (!(await this.deps.queries.completeIfDone(batchId, nowIso()))) return;
@@ -208,6 +248,27 @@ export class LeadBatchService {
     return templates;
   }
 }
+
+export interface ScreenedLeads<T> {
+  accepted: T[];
+  refused: (T & { reason: string })[];
+  quotaLeft: number;
+}
+
+/** What is wrong with a lead's fields, in a sentence, or undefined. */
+function leadProblem(lead: LeadInput): string | undefined {
+  if (lead.email.length > MAX_EMAIL_LENGTH) return `The email is longer than ${MAX_EMAIL_LENGTH} characters`;
+  try {
+    normalizedLead(lead);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return error.details.map((problem) => `${FIELD_NAMES[problem.path] ?? problem.path.slice(1)} ${problem.message}`).join('; ');
+  }
+}
+
+const MAX_EMAIL_LENGTH = 320;
+const FIELD_NAMES: Record<string, string> = { '/firstName': 'The first name', '/lastName': 'The last name', '/email': 'The email' };
 
 /** Each lead trimmed and checked as a lead sent alone is, or one 400 naming every problem by its place in the list. */
 function normalizedLeads(leads: LeadInput[]): LeadInput[] {
