@@ -5,6 +5,7 @@ import type { LeadJobStatus, LeadTemplateTable } from '../../db/types.js';
 import { AppError, type FieldProblem, notFound, validationError } from '../../errors.js';
 import { type DomainMetrics, NO_METRICS } from '../../infra/metrics.js';
 import { nowIso } from '../../time.js';
+import { slicer } from '../../workers/slices.js';
 import type { EmailCheck } from '../email-check.js';
 import { type LeadJobRow, type LeadQueries, newJob } from '../queries.js';
 import type { CompanyProfile } from '../research/index.js';
@@ -99,7 +100,10 @@ export class LeadBatchService {
     const batchId = randomUUID();
     const queued: LeadJobRow[] = [];
     const ended: LeadJobRow[] = [];
+    // A thousand address checks take tens of milliseconds: other requests get their turns in between.
+    const letOthersRun = slicer();
     for (const [index, lead] of leads.entries()) {
+      await letOthersRun();
       const check = await this.deps.checkEmailLocally(lead.email);
       const job = newJob(
         {
@@ -213,7 +217,9 @@ export class LeadBatchService {
     const accepted: T[] = [];
     const refused: (T & { reason: string })[] = [];
     const seen = new Set<string>();
+    const letOthersRun = slicer();
     for (const lead of leads) {
+      await letOthersRun();
       const problem = leadProblem(lead);
       if (problem) {
         refused.push({ ...lead, reason: problem });
