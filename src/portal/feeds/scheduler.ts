@@ -1,11 +1,8 @@
 // Background synchronization: every poll, each instance leases the runs of due feeds in SQL (queries.ts,
-// claimDueFeeds) and runs them a few at a time. The database is the only queue: with several instances on one
+// FeedQueries.claimDue) and runs them a few at a time. The database is the only queue: with several instances on one
 // PostgreSQL each due feed is run by exactly one of them.
 
-import type { Kysely } from 'kysely';
-import type { Dialect } from '../../db/connection.js';
-import type { Database } from '../../db/types.js';
-import { claimDueFeeds, STALE_RUN_MS } from './queries.js';
+import { type FeedQueries, STALE_RUN_MS } from './queries.js';
 import type { FeedRunner } from './runner.js';
 import type { SyncResultView } from './schemas.js';
 
@@ -42,8 +39,7 @@ export class FeedScheduler {
   private wakeRequested = false;
 
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
+    private readonly queries: FeedQueries,
     private readonly runner: FeedRunner,
     private readonly options: SchedulerOptions = {},
   ) {
@@ -59,7 +55,7 @@ export class FeedScheduler {
     const runs: ScheduledRun[] = [];
     const stale = new Date(Date.now() - STALE_RUN_MS).toISOString();
     while (!this.stopping) {
-      const claimed = await claimDueFeeds(this.db, this.dialect, now.toISOString(), stale, this.concurrency);
+      const claimed = await this.queries.claimDue(now.toISOString(), stale, this.concurrency);
       if (claimed.length === 0) break;
       const results = await Promise.all(
         claimed.map(async (feed) => {
