@@ -158,6 +158,22 @@ describe('PollLoop', { timeout: 20_000 }, () => {
     await loop.stop();
   });
 
+  it('a wake asked for before a stop is forgotten: the restart runs its own pass and no other', async () => {
+    const passes = new Passes();
+    const loop = loopOf(passes, NEVER);
+    passes.hold = true;
+    loop.start();
+    loop.wake();
+    const stopped = loop.stop();
+    passes.hold = false;
+    passes.release();
+    await stopped;
+    loop.start();
+    await settle();
+    assert.equal(passes.calls, 2, 'the first pass and the restart, not the wake from before the stop');
+    await loop.stop();
+  });
+
   it('a failed pass goes to onError and the loop goes on (a rejection or a throw)', async () => {
     for (const syncThrow of [false, true]) {
       const passes = new Passes();
