@@ -30,6 +30,7 @@ import { CategoryQueries } from './portal/categories/queries.js';
 import { CategoryService } from './portal/categories/service.js';
 import { ClientQueries } from './portal/clients/queries.js';
 import { ClientService } from './portal/clients/service.js';
+import { FeedQueries } from './portal/feeds/queries.js';
 import { FeedRunner } from './portal/feeds/runner.js';
 import { FeedScheduler } from './portal/feeds/scheduler.js';
 import { FeedService } from './portal/feeds/service.js';
@@ -178,16 +179,17 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   // Feeds are read in the worker threads; the manual and the scheduled synchronize share one runner.
   const feedSource: FeedSource = { fetch: (url, options) => fetcher.fetch(url, options), reader: pooledFeedReader(workers) };
   const articleQueries = new ArticleQueries(db, dialect);
+  const feedQueries = new FeedQueries(db, dialect);
   const feedRunner = new FeedRunner(
-    db,
+    feedQueries,
     articleQueries,
     feedSource,
     { intervalMinutes: config.feeds.syncIntervalMinutes },
     (outcome) => webhooks.publishFeedSync(outcome),
     metrics,
   );
-  const feedScheduler = new FeedScheduler(db, dialect, feedRunner, { logger: app.log });
-  const feeds = new FeedService(db, publications, feedSource, feedRunner, () => feedScheduler.wake());
+  const feedScheduler = new FeedScheduler(feedQueries, feedRunner, { logger: app.log });
+  const feeds = new FeedService(feedQueries, publications, feedSource, feedRunner, () => feedScheduler.wake());
   app.decorate('feedScheduler', feedScheduler);
   app.addHook('onReady', async () => {
     if (config.feeds.scheduler) feedScheduler.start();
