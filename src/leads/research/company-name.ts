@@ -1,0 +1,284 @@
+import { collapseWhitespace } from '../../content/text.js';
+import { matchKey } from './clean-text.js';
+import { companyLabel, domainMatchScore, GENERIC_TITLE_PARTS, LEGAL_FORMS, titleParts } from './name.js';
+
+// The company name from what a whole page shows, not from one tag: a title's parts are checked against the domain
+// and against what else the page says of its owner (logo text, copyright line, author, description), and a
+// one-word domain is split where the page's own text writes it in words ("acmewidgets.com" → "Acme Widgets").
+
+/** What a page says about who owns it, gathered by extractCompany. */
+export interface NameEvidence {
+  /** Texts that name the owner on purpose: meta author and copyright, DC.title, logo alt and title, copyright lines. */
+  strong: string[];
+  /** Who the copyright lines and the author meta tag name. */
+  holders: string[];
+  /** The page's descriptions (meta, OpenGraph, Twitter). */
+  descriptions: string[];
+  /** First-level headings. */
+  headings: string[];
+  /** Everything else a reader sees (body text, other meta content), searched for the domain written as words. */
+  text: string;
+  /** Link targets (href values): their slugs and handles ("skin-by-lovely", "SkinByLovely") spell the domain too. */
+  links: string[];
+}
+
+export const NO_EVIDENCE: NameEvidence = { strong: [], holders: [], descriptions: [], headings: [], text: '', links: [] };
+
+/** Words that end a company name ("Bare Bones Consulting"), kept after the words that spell the domain. */
+const COMPANY_WORDS = new Set([
+  'consulting',
+  'consultants',
+  'group',
+  'firm',
+  'partners',
+  'associates',
+  'solutions',
+  'services',
+  'systems',
+  'company',
+  'studio',
+  'studios',
+  'labs',
+  'agency',
+  'products',
+  'productions',
+  'industries',
+  'international',
+  'holdings',
+  'technologies',
+  'enterprises',
+  'ventures',
+  'capital',
+]);
+const LEGAL_FORM_WORD =
+  /^(?:inc|incorporated|llc|llp|ltd|limited|plc|corp|corporation|co|gmbh|ag|kg|se|sa|sas|sarl|srl|spa|bv|nv|ab|as|oy|kk|pty)\.?,?$/i;
+/** Legal forms written before the name (ООО «Завод», 株式会社サクラ精機), dropped when comparing. */
+const LEGAL_PREFIX = /^(?:ооо|оао|зао|пао|ао|株式会社|有限会社)\s*/iu;
+/** Page words a title part may carry around the name: "Contact Balise Collision Repair", "Win Pearl. Testimonials". */
+const PAGE_WORDS = '(?:contact(?:\\s+us)?|about(?:\\s+us)?|home|testimonials|reviews|blog|projects|gallery|faq|staff)';
+const LEADING_PAGE_WORDS = new RegExp(`^${PAGE_WORDS}\\s*[.:,]?\\s+(?=\\S)`, 'iu');
+const TRAILING_PAGE_WORDS = new RegExp(`(?<=\\S)\\s*[.:,]?\\s+${PAGE_WORDS}$`, 'iu');
+const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const MAX_SPAN_WORDS = 6;
+const MAX_TEXT_CHARS = 200_000;
+
+/** A comparison key that keeps word breaks: "H&S Solicitors, Ltd." → "h and s solicitors ltd". */
+export function phraseKey(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+function bareName(text: string): string {
+  return text
+    .replace(LEGAL_PREFIX, '')
+    .replace(LEGAL_FORMS, '')
+    .replace(/^[«"“„'‘]+|[»"”'’]+$/gu, '')
+    .trim();
+}
+
+function containsPhrase(haystack: string, needle: string): boolean {
+  if (needle === '') return false;
+  return ` ${haystack} `.includes(` ${needle} `);
+}
+
+/**
+ * How strongly the page backs a piece of a title as its owner's name: 3 when a logo, copyright line, author or
+ * site name says it, 2 when a description starts with it, 1 when a description or a heading mentions it, else 0.
+ */
+export function corroboration(part: string, evidence: NameEvidence): number {
+  const keys = [...new Set([phraseKey(part), phraseKey(bareName(part))])].filter((key) => key !== '');
+  if (keys.length === 0) return 0;
+  const startsWith = (text: string) =>
+    keys.some((key) => {
+      const full = phraseKey(text);
+      return full === key || full.startsWith(`${key} `) || (NO_SPACE_SCRIPT.test(key) && full.startsWith(key));
+    });
+  const mentions = (text: string) => keys.some((key) => containsPhrase(phraseKey(text), key));
+  if (evidence.strong.some(mentions)) return 3;
+  if (evidence.descriptions.some(startsWith)) return 2;
+  if (evidence.descriptions.some(mentions) || evidence.headings.some(mentions)) return 1;
+  return 0;
+}
+
+interface Token {
+  text: string;
+  key: string;
+  /** The key with "&" read as "and" (H&S → hands). */
+  andKey: string;
+}
+
+function tokenize(text: string): Token[] {
+  return text
+    .split(/\s+/)
+    .map((raw) => {
+      const word = raw.replace(/^[^\p{L}\p{N}&]+/u, '').replace(/[^\p{L}\p{N}&.]+$/u, '');
+      // Initials keep their full stops ("R.S."); a sentence's full stop goes.
+      return /^(?:\p{L}\.)+$/u.test(word) ? word : word.replace(/\.+$/, '');
+    })
+    .filter((word) => word !== '')
+    .map((word) => ({ text: word, key: matchKey(word), andKey: matchKey(word.replace(/&/g, 'and')) }));
+}
+
+/** The run of words (start, end) whose letters spell `target`, or undefined. */
+function findSpan(tokens: Token[], target: string, minWords: number): [number, number] | undefined {
+  for (let start = 0; start < tokens.length; start++) {
+    let plain = '';
+    let withAnd = '';
+    for (let end = start; end < tokens.length && end - start < MAX_SPAN_WORDS; end++) {
+      plain += tokens[end]!.key;
+      withAnd += tokens[end]!.andKey;
+      if (plain === '' && withAnd === '') break;
+      if ((plain === target || withAnd === target) && end - start + 1 >= minWords) return [start, end];
+      if (!target.startsWith(plain) && !target.startsWith(withAnd)) break;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The words of `text` that spell the domain, with the company words and legal form that follow them:
+ * "Office Supplies at Office Depot" → "Office Depot", "Bare Bones Consulting" → "Bare Bones Consulting".
+ */
+export function domainSpan(text: string, domain: string, minWords = 1): string | undefined {
+  const target = matchKey(companyLabel(domain));
+  if (target === '') return undefined;
+  const tokens = tokenize(text);
+  const span = findSpan(tokens, target, minWords);
+  if (!span) return undefined;
+  let [start, end] = span;
+  if (start > 0 && /^the$/i.test(tokens[start - 1]!.text)) start--;
+  while (end + 1 < tokens.length && (COMPANY_WORDS.has(tokens[end + 1]!.key) || LEGAL_FORM_WORD.test(tokens[end + 1]!.text))) end++;
+  return trimName(
+    tokens
+      .slice(start, end + 1)
+      .map((token) => token.text)
+      .join(' '),
+  );
+}
+
+function trimName(name: string): string {
+  return name.replace(/[\s,;:–—-]+$/u, '').trim();
+}
+
+/** "Contact Balise Collision Repair" → "Balise Collision Repair"; "Win Pearl. Testimonials" → "Win Pearl". */
+function withoutPageWords(part: string): string {
+  const stripped = part.replace(LEADING_PAGE_WORDS, '').replace(TRAILING_PAGE_WORDS, '').trim();
+  return stripped === '' || GENERIC_TITLE_PARTS.test(stripped) ? part : stripped;
+}
+
+/**
+ * Who a copyright line names: "© 2004-2013 Masterpiece Tri-State. All Rights Reserved." → "Masterpiece Tri-State",
+ * "Copyright © 2012 by Office Depot, Inc. All rights reserved." → "Office Depot, Inc".
+ */
+export function copyrightHolders(text: string, max = 3): string[] {
+  const holders: string[] = [];
+  const notice = /(?:©|&copy;|\(c\)|\bcopyright\b)((?:[\s©]|\(c\)|(?:19|20)\d{2}|[-–,.]|\bby\b)*)([^|\n©]{2,120})/giu;
+  for (const match of text.matchAll(notice)) {
+    let holder = match[2]!;
+    holder = holder.split(/\ball rights reserved\b|\bpowered by\b/i)[0]!;
+    // The notice's sentence ends at a full stop after a word of three letters or more ("Tri-State. All", not "R.S. Pressman").
+    const end = /(?<=[\p{L}\p{N}]{3,})\.\s+(?=\p{Lu})/u.exec(holder);
+    if (end && !LEGAL_FORM_WORD.test(holder.slice(0, end.index).split(/\s+/).pop() ?? '')) holder = holder.slice(0, end.index);
+    holder = collapseWhitespace(holder.replace(/(?:[\s,.;:–-]|(?:19|20)\d{2})+$/u, ''));
+    if (holder.length >= 2 && /\p{L}/u.test(holder) && !holders.includes(holder)) holders.push(holder);
+    if (holders.length >= max) break;
+  }
+  return holders;
+}
+
+/**
+ * The company name in a page title, judged with what the page says of itself. The part that matches the domain
+ * wins, cut to the words that spell the domain unless the page backs the longer form; without a match, the copyright
+ * holder or author when a part names them, else the part the page backs best. Null when no part is backed: a title
+ * of taglines and page names ("Land for sale | Colorado") names nobody.
+ */
+export function nameFromTitleWithEvidence(title: string, domain: string, evidence: NameEvidence): string | null {
+  const parts = titleParts(title).flatMap((part) => [...new Set([withoutPageWords(part), part])]);
+  if (parts.length === 0) return null;
+
+  let best: { part: string; score: number } | undefined;
+  for (const part of parts) {
+    const score = domainMatchScore(part, domain);
+    if (score > 0 && (!best || score > best.score)) best = { part, score };
+  }
+  if (best) {
+    const span = domainSpan(best.part, domain);
+    if (!span || span === best.part || corroboration(best.part, evidence) > 0) return best.part;
+    return span;
+  }
+
+  for (const holder of evidence.holders.filter((text) => text.length <= 80)) {
+    const key = phraseKey(bareName(holder));
+    if (key.split(' ').length >= 2 && parts.some((part) => containsPhrase(phraseKey(part), key))) return holder;
+  }
+
+  const wordCount = (part: string) => part.split(/\s+/).length;
+  let backed: { part: string; strength: number } | undefined;
+  for (const part of parts) {
+    if (wordCount(part) > 8) continue;
+    const strength = corroboration(part, evidence);
+    if (strength === 0) continue;
+    if (!backed || strength > backed.strength || (strength === backed.strength && wordCount(part) < wordCount(backed.part))) {
+      backed = { part, strength };
+    }
+  }
+  return backed?.part ?? null;
+}
+
+function capitalizeWords(words: string[]): string {
+  const small = new Set(['by', 'and', 'of', 'the', 'for', 'at', 'in', 'on']);
+  return words
+    .map((word, i) => (i > 0 && small.has(word.toLowerCase()) ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join(' ');
+}
+
+/**
+ * A one-word domain written as words, from the page's own text: "Peakview Roofing" in a description for
+ * peakviewroofing.com, "H&S Solicitors" for handssolicitors.co.uk, a "skin-by-lovely" link slug or a "SkinByLovely"
+ * handle for skinbylovely.com. A brand written as one word in the page's text ("OpenSesame") is taken as written.
+ */
+export function domainInWords(domain: string, evidence: NameEvidence): string | undefined {
+  const target = matchKey(companyLabel(domain));
+  if (target.length < 3) return undefined;
+  const texts = [...evidence.strong, ...evidence.descriptions, ...evidence.headings, evidence.text.slice(0, MAX_TEXT_CHARS)];
+  for (const text of texts) {
+    const span = domainSpan(text, domain, 2);
+    if (span) return span;
+  }
+  const tokens = links(evidence).flatMap((link) => link.split(/[/?#=&.:@]+/));
+  for (const token of tokens) {
+    const words = token.split(/[-_+]+/).filter(Boolean);
+    if (words.length < 2) continue;
+    const span = findSpan(
+      words.map((word) => ({ text: word, key: matchKey(word), andKey: matchKey(word) })),
+      target,
+      2,
+    );
+    if (span) return capitalizeWords(words.slice(span[0], span[1] + 1));
+  }
+  for (const token of tokens) {
+    if (matchKey(token) !== target) continue;
+    const words = token.split(/(?<=\p{Ll})(?=\p{Lu})/u);
+    if (words.length >= 2) return capitalizeWords(words);
+  }
+  for (const text of texts) {
+    const single = tokenize(text).find((token) => token.key === target && /\p{Ll}\p{Lu}|^\p{Lu}{2,}\p{Ll}/u.test(token.text));
+    if (single) return single.text;
+  }
+  return undefined;
+}
+
+function links(evidence: NameEvidence): string[] {
+  return evidence.links.slice(0, 2000);
+}
+
+/** A site name that is only the domain's label ("tampatelephoneandvoipsystems") says nothing the domain does not. */
+export function isBareDomainLabel(name: string, domain: string): boolean {
+  const text = name.trim();
+  return !/\s/.test(text) && text === text.toLowerCase() && matchKey(text) === matchKey(companyLabel(domain));
+}
