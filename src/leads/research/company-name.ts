@@ -89,20 +89,75 @@ function containsPhrase(haystack: string, needle: string): boolean {
 /**
  * How strongly the page backs a piece of a title as its owner's name: 3 when a logo, copyright line, author or
  * site name says it, 2 when a description starts with it, 1 when a description or a heading mentions it, else 0.
+ * A description that is only the title again ("Latest News" twice) backs nothing; spacing is forgiven
+ * ("MDPWoodWorks & Design" is backed by "© MDP Woodworks & Design").
  */
 export function corroboration(part: string, evidence: NameEvidence): number {
   const keys = [...new Set([phraseKey(part), phraseKey(bareName(part))])].filter((key) => key !== '');
   if (keys.length === 0) return 0;
-  const startsWith = (text: string) =>
-    keys.some((key) => {
-      const full = phraseKey(text);
-      return full === key || full.startsWith(`${key} `) || (NO_SPACE_SCRIPT.test(key) && full.startsWith(key));
-    });
-  const mentions = (text: string) => keys.some((key) => containsPhrase(phraseKey(text), key));
+  const squashed = keys.map((key) => key.replace(/ /g, '')).filter((key) => key.length >= 3);
+  const mentions = (text: string) => {
+    const full = phraseKey(text);
+    const squash = full.replace(/ /g, '');
+    return keys.some((key) => containsPhrase(full, key)) || squashed.some((key) => squash === key || squash.startsWith(key));
+  };
+  // A description backs the part only when it says more than the part.
+  const longer = (text: string) => {
+    const full = phraseKey(text);
+    return !keys.includes(full) && full.split(' ').length > Math.max(...keys.map((key) => key.split(' ').length));
+  };
+  const startsWith = (text: string) => {
+    const full = phraseKey(text);
+    const squash = full.replace(/ /g, '');
+    return (
+      longer(text) &&
+      (keys.some((key) => full.startsWith(`${key} `) || (NO_SPACE_SCRIPT.test(key) && full.startsWith(key))) ||
+        squashed.some((key) => squash.startsWith(key)))
+    );
+  };
   if (evidence.strong.some(mentions)) return 3;
   if (evidence.descriptions.some(startsWith)) return 2;
-  if (evidence.descriptions.some(mentions) || evidence.headings.some(mentions)) return 1;
+  if (evidence.descriptions.some((text) => longer(text) && mentions(text)) || evidence.headings.some(mentions)) return 1;
   return 0;
+}
+
+/**
+ * The name a description starts with: its first words while they are capitalized ("First California Mortgage
+ * offers …" → "First California Mortgage"), joined by "&", "and", "of".
+ */
+export function leadingName(text: string): string | undefined {
+  const words = collapseWhitespace(text).split(' ');
+  const taken: string[] = [];
+  for (const word of words.slice(0, 8)) {
+    if (/^[\p{Lu}\p{N}]/u.test(word) || (taken.length > 0 && /^(?:&|and|of|de|du|von|und)$/i.test(word))) {
+      taken.push(word);
+      if (/[,;:.!?)]$/.test(word) && !/^(?:\p{L}\.)+$/u.test(word) && !LEGAL_FORM_WORD.test(word)) break;
+    } else break;
+  }
+  while (taken.length > 0 && /^(?:&|and|of|de|du|von|und)$/i.test(taken[taken.length - 1]!)) taken.pop();
+  const name = trimName(taken.join(' ').replace(/[,;:.!?]+$/u, ''));
+  return name === '' ? undefined : name;
+}
+
+/** Short texts that may be the owner's name: copyright holders, logo texts, author, the names descriptions start with. */
+function nameCandidates(evidence: NameEvidence): string[] {
+  const leading = evidence.descriptions.map(leadingName).filter((name): name is string => name !== undefined);
+  return [...evidence.holders, ...evidence.strong, ...leading].filter((text) => text.split(/\s+/).length <= 8);
+}
+
+/**
+ * The page's own name for the company that the domain abbreviates or spells ("Caltron Industries, Inc." for
+ * caltronind.com, "First California Mortgage" for firstcal.net), among the texts that name the owner; when
+ * `within` is given, only a name that the text contains.
+ */
+function relatedName(domain: string, evidence: NameEvidence, within?: string): string | undefined {
+  let best: { name: string; score: number } | undefined;
+  for (const candidate of nameCandidates(evidence)) {
+    if (within !== undefined && !containsPhrase(phraseKey(within), phraseKey(candidate))) continue;
+    const score = domainMatchScore(candidate, domain);
+    if (score >= 50 && (!best || score > best.score)) best = { name: candidate, score };
+  }
+  return best?.name;
 }
 
 interface Token {
@@ -208,8 +263,15 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
   }
   if (best) {
     const span = domainSpan(best.part, domain);
-    if (!span || span === best.part || corroboration(best.part, evidence) > 0) return best.part;
-    return span;
+    if (span) {
+      if (span === best.part) return best.part;
+      // The longer form only when the page backs it at least as well as the words that spell the domain.
+      const full = corroboration(best.part, evidence);
+      return full > 0 && full >= corroboration(span, evidence) ? best.part : span;
+    }
+    if (best.score >= 50) return best.part;
+    // The domain is only inside the part, not as whole words ("… at First California Mortgage" for firstcal.net).
+    return relatedName(domain, evidence, best.part) ?? best.part;
   }
 
   for (const holder of evidence.holders.filter((text) => text.length <= 80)) {
@@ -238,18 +300,25 @@ function capitalizeWords(words: string[]): string {
 }
 
 /**
- * A one-word domain written as words, from the page's own text: "Peakview Roofing" in a description for
- * peakviewroofing.com, "H&S Solicitors" for handssolicitors.co.uk, a "skin-by-lovely" link slug or a "SkinByLovely"
- * handle for skinbylovely.com. A brand written as one word in the page's text ("OpenSesame") is taken as written.
+ * The company name when no title names it, from what the page says of its owner: the domain written as words
+ * ("Peakview Roofing" in a description for peakviewroofing.com, "H&S Solicitors" for handssolicitors.co.uk), a logo
+ * or copyright name the domain abbreviates ("Caltron Industries, Inc." for caltronind.com), the domain in the body
+ * text, a "skin-by-lovely" link slug or a "SkinByLovely" handle. A brand written as one word ("OpenSesame") is
+ * taken as written.
  */
-export function domainInWords(domain: string, evidence: NameEvidence): string | undefined {
+export function nameFromEvidence(domain: string, evidence: NameEvidence): string | undefined {
   const target = matchKey(companyLabel(domain));
   if (target.length < 3) return undefined;
-  const texts = [...evidence.strong, ...evidence.descriptions, ...evidence.headings, evidence.text.slice(0, MAX_TEXT_CHARS)];
-  for (const text of texts) {
+  const named = [...evidence.strong, ...evidence.descriptions, ...evidence.headings];
+  for (const text of named) {
     const span = domainSpan(text, domain, 2);
     if (span) return span;
   }
+  const related = relatedName(domain, evidence);
+  if (related) return related;
+  const texts = [...named, evidence.text.slice(0, MAX_TEXT_CHARS)];
+  const bodySpan = domainSpan(evidence.text.slice(0, MAX_TEXT_CHARS), domain, 2);
+  if (bodySpan) return bodySpan;
   const tokens = links(evidence).flatMap((link) => link.split(/[/?#=&.:@]+/));
   for (const token of tokens) {
     const words = token.split(/[-_+]+/).filter(Boolean);

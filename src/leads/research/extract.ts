@@ -4,7 +4,7 @@ import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
 import type { JsonObject } from './jsonld.js';
 import { normalizeKeywords, salientWords } from './keywords.js';
 import { companyLabel, nameFromTitle } from './name.js';
-import { copyrightHolders, domainInWords, isBareDomainLabel, nameFromTitleWithEvidence } from './company-name.js';
+import { copyrightHolders, nameFromEvidence, isBareDomainLabel, nameFromTitleWithEvidence } from './company-name.js';
 import type { NameEvidence } from './company-name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
@@ -331,6 +331,15 @@ function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticl
   return (first('og:type') ?? '').toLowerCase() === 'article' && !/^\/(?:index\.\w+)?$/i.test(path);
 }
 
+/**
+ * Whether a description says something: not a template's unfilled placeholder ("$metaDescriptionE", "{{ desc }}")
+ * and not only the page's title again ("Latest News" as title and description).
+ */
+function describes(description: string, title: string): boolean {
+  if (/^[$%][\w.]+$|\{\{|\}\}|^\[[\w\s]+\]$/.test(description)) return false;
+  return matchKey(description) !== matchKey(cleanText(title, MAX_DESCRIPTION_LENGTH));
+}
+
 function orgField(org: JsonObject | undefined, key: string): unknown {
   return org ? org[key] : undefined;
 }
@@ -391,7 +400,7 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     }
   }
   if (name === null) {
-    const spelled = domainInWords(domain, evidence);
+    const spelled = nameFromEvidence(domain, evidence);
     if (spelled) {
       name = cleanText(spelled, MAX_NAME_LENGTH);
       nameSource = 'page-text';
@@ -402,10 +411,14 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
   // What the company does: what its Organization says of it, else the page's own description; never an article's.
   const description = article
     ? null
-    : (cleanOrNull(firstString(orgField(org, 'description')), MAX_DESCRIPTION_LENGTH) ??
-      cleanOrNull(metaValue('description'), MAX_DESCRIPTION_LENGTH) ??
-      cleanOrNull(metaValue('og:description', 'twitter:description'), MAX_DESCRIPTION_LENGTH) ??
-      cleanOrNull(firstString(website?.['description']), MAX_DESCRIPTION_LENGTH));
+    : ([
+        firstString(orgField(org, 'description')),
+        metaValue('description'),
+        metaValue('og:description', 'twitter:description'),
+        firstString(website?.['description']),
+      ]
+        .map((value) => cleanOrNull(value, MAX_DESCRIPTION_LENGTH))
+        .find((value): value is string => value !== null && describes(value, title)) ?? null);
 
   const logoImg = $('img')
     .filter((_, el) => {
