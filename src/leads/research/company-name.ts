@@ -1,6 +1,6 @@
 import { collapseWhitespace } from '../../content/text.js';
 import { matchKey } from './clean-text.js';
-import { companyLabel, domainMatchScore, GENERIC_TITLE_PARTS, LEGAL_FORMS, titleParts } from './name.js';
+import { companyLabel, domainMatchScore, GENERIC_TITLE_PARTS, LEGAL_FORMS, registrableDomain, titleParts } from './name.js';
 
 // The company name from what a whole page shows, not from one tag: a title's parts are checked against the domain
 // and against what else the page says of its owner (logo text, copyright line, author, description), and a
@@ -307,6 +307,17 @@ function capitalizeWords(words: string[]): string {
  * taken as written.
  */
 export function nameFromEvidence(domain: string, evidence: NameEvidence): string | undefined {
+  const name = spelledName(domain, evidence);
+  if (!name) return name;
+  // "BlueDogInk.com" in a copyright line: the site's address; the company is "BlueDogInk". (A site name that keeps
+  // its ".com", as Booking.com does, comes from the title or og:site_name, which are not cut.)
+  const registrable = registrableDomain(domain);
+  const suffix = registrable.slice(registrable.indexOf('.'));
+  const stem = name.slice(0, name.length - suffix.length);
+  return suffix.startsWith('.') && name.toLowerCase().endsWith(suffix) && matchKey(stem) === matchKey(companyLabel(domain)) ? stem : name;
+}
+
+function spelledName(domain: string, evidence: NameEvidence): string | undefined {
   const target = matchKey(companyLabel(domain));
   if (target.length < 3) return undefined;
   const named = [...evidence.strong, ...evidence.descriptions, ...evidence.headings];
@@ -349,5 +360,9 @@ function links(evidence: NameEvidence): string[] {
 /** A site name that is only the domain's label ("tampatelephoneandvoipsystems") says nothing the domain does not. */
 export function isBareDomainLabel(name: string, domain: string): boolean {
   const text = name.trim();
-  return !/\s/.test(text) && text === text.toLowerCase() && matchKey(text) === matchKey(companyLabel(domain));
+  if (/\s/.test(text) || text !== text.toLowerCase()) return false;
+  // A host name of the site ("zebra.acme.com", "www.acme.com") names the site, not the company.
+  const host = text.replace(/\.$/, '');
+  if (host === domain || host.endsWith(`.${domain}`)) return true;
+  return matchKey(text) === matchKey(companyLabel(domain));
 }

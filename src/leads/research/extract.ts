@@ -337,6 +337,8 @@ function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticl
  */
 function describes(description: string, title: string): boolean {
   if (/^[$%][\w.]+$|\{\{|\}\}|^\[[\w\s]+\]$/.test(description)) return false;
+  // A shop template's fields left empty around a page label (" : Contact Us - ") describe nothing.
+  if (/^[:|–—-]|\s[:|–—-]$/u.test(description.trim())) return false;
   return matchKey(description) !== matchKey(cleanText(title, MAX_DESCRIPTION_LENGTH));
 }
 
