@@ -49,8 +49,18 @@ describe('company names from the page', () => {
     assert.equal(nameFromEvidence('bluedogink.com', footer), 'BlueDogInk');
   });
 
+  it('a title of product names gives way to the owner the copyright line names; "--" splits a title', () => {
+    const html = page(
+      '<title>Car Loans | Car Finance | Novated Lease Australia</title>',
+      '<h1>Car Loans Australia</h1><div>© Copyright 2003-2014 FinCar Pty Ltd. </div>',
+    );
+    assert.equal(extract(html, 'fincar.com.au').name, 'FinCar Pty Ltd');
+    assert.equal(extract(page('<title>ToledoCars.com -- Price Quotes, Research</title>'), 'toledocars.com').name, 'ToledoCars.com');
+  });
+
   it('reads copyright holders without years, "All rights reserved" or the sentence after', () => {
     assert.deepEqual(copyrightHolders('© 2014 Tri-State. All rights reserved.'), ['Tri-State']);
+    assert.deepEqual(copyrightHolders('© Copyright 2003-2014 FinCar Pty Ltd. '), ['FinCar Pty Ltd']);
     assert.deepEqual(copyrightHolders('Copyright © 2012 R.S. Pressman & Associates, Inc.'), ['R.S. Pressman & Associates, Inc']);
   });
 });

@@ -232,7 +232,7 @@ function withoutPageWords(part: string): string {
  */
 export function copyrightHolders(text: string, max = 3): string[] {
   const holders: string[] = [];
-  const notice = /(?:©|&copy;|\(c\)|\bcopyright\b)((?:[\s©]|\(c\)|(?:19|20)\d{2}|[-–,.]|\bby\b)*)([^|\n©]{2,120})/giu;
+  const notice = /(?:©|&copy;|\(c\)|\bcopyright\b)((?:[\s©]|\(c\)|\bcopyright\b|(?:19|20)\d{2}|[-–,.]|\bby\b)*)([^|\n©]{2,120})/giu;
   for (const match of text.matchAll(notice)) {
     let holder = match[2]!;
     holder = holder.split(/\ball rights reserved\b|\bpowered by\b/i)[0]!;
@@ -279,6 +279,10 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
     if (key.split(' ').length >= 2 && parts.some((part) => containsPhrase(phraseKey(part), key))) return holder;
   }
 
+  // A title of product names ("Car Loans | Car Finance") while the logo or copyright line names the domain's owner.
+  const owner = relatedName(domain, evidence);
+  if (owner) return withoutSiteSuffix(owner, domain);
+
   const wordCount = (part: string) => part.split(/\s+/).length;
   let backed: { part: string; strength: number } | undefined;
   for (const part of parts) {
@@ -308,13 +312,19 @@ function capitalizeWords(words: string[]): string {
  */
 export function nameFromEvidence(domain: string, evidence: NameEvidence): string | undefined {
   const name = spelledName(domain, evidence);
-  if (!name) return name;
-  // "BlueDogInk.com" in a copyright line: the site's address; the company is "BlueDogInk". (A site name that keeps
-  // its ".com", as Booking.com does, comes from the title or og:site_name, which are not cut.)
+  return name ? withoutSiteSuffix(name, domain) : name;
+}
+
+/**
+ * "BlueDogInk.com" in a copyright line is the site's address; the company is "BlueDogInk". Only for names found in
+ * the page text: a site name that keeps its ".com", as Booking.com does, comes from the title or og:site_name.
+ */
+function withoutSiteSuffix(name: string, domain: string): string {
   const registrable = registrableDomain(domain);
   const suffix = registrable.slice(registrable.indexOf('.'));
   const stem = name.slice(0, name.length - suffix.length);
-  return suffix.startsWith('.') && name.toLowerCase().endsWith(suffix) && matchKey(stem) === matchKey(companyLabel(domain)) ? stem : name;
+  const spellsDomain = matchKey(stem) === matchKey(companyLabel(domain));
+  return suffix.startsWith('.') && name.toLowerCase().endsWith(suffix) && spellsDomain ? stem : name;
 }
 
 function spelledName(domain: string, evidence: NameEvidence): string | undefined {

@@ -87,7 +87,7 @@ function scoreAgainst(text: string, domainKey: string): number {
 
 // A title's parts: "Acme — The best widgets", "Home | Acme", "Acme: widgets", "Acme - Start".
 // « and » are quotes in many languages (ООО «Завод»), separators only between spaces.
-const TITLE_SEPARATORS = /\s+[-–—~/:»«|·•]\s+|\s*[|·•–—]\s*|\s*::\s*|:\s+/u;
+const TITLE_SEPARATORS = /\s+[-–—~/:»«|·•]\s+|\s*-{2,}\s*|\s*[|·•–—]\s*|\s*::\s*|:\s+/u;
 export const GENERIC_TITLE_PARTS = new RegExp(
   '^(?:home|home ?page|start|start ?page|startseite|accueil|inicio|início|welcome|willkommen|bienvenue|bienvenido|' +
     'benvenuto|official (?:web)?site|offizielle (?:web)?seite|site officiel|sitio oficial|index|main page|' +
