@@ -36,6 +36,12 @@ describe('company names from the page', () => {
       '<footer>Copyright © 2024 Acme Widgets Corporation. All rights reserved.</footer>',
     );
     assert.equal(extract(html, 'acme.com').name, 'Acme Widgets Corporation');
+    // The body text uses the longer form as a name; a description that only repeats the title backs nothing.
+    const written = page(
+      '<title>Callows Audio</title><meta name="description" content="Callows Audio">',
+      '<p>We have over thirty years experience in mobile disco. Thank you for your interest in Callows Audio!</p>',
+    );
+    assert.equal(extract(written, 'callows.com').name, 'Callows Audio');
     // Not backed anywhere else on the page: the words that spell the domain.
     assert.equal(extract(page('<title>Acme Widgets Shop - Fasteners</title>'), 'acmewidgets.com').name, 'Acme Widgets');
   });

@@ -20,6 +20,19 @@ export interface NameEvidence {
   text: string;
   /** Link targets (href values): their slugs and handles ("skin-by-lovely", "SkinByLovely") spell the domain too. */
   links: string[];
+  /** The body text alone (no copies of the title): a name the page's own text uses backs a title's reading of it. */
+  body?: string;
+}
+
+const bodyKeys = new WeakMap<NameEvidence, string>();
+
+function bodyKey(evidence: NameEvidence): string {
+  let key = bodyKeys.get(evidence);
+  if (key === undefined) {
+    key = phraseKey(evidence.body ?? '');
+    bodyKeys.set(evidence, key);
+  }
+  return key;
 }
 
 export const NO_EVIDENCE: NameEvidence = { strong: [], holders: [], descriptions: [], headings: [], text: '', links: [] };
@@ -119,6 +132,12 @@ export function corroboration(part: string, evidence: NameEvidence): number {
   if (evidence.descriptions.some(startsWith)) return 2;
   if (evidence.descriptions.some((text) => longer(text) && mentions(text)) || evidence.headings.some(mentions)) return 1;
   return 0;
+}
+
+/** "Thank you for your interest in Callows Audio!": the page's own text uses the title's longer form as a name. */
+function writtenInBody(part: string, evidence: NameEvidence): boolean {
+  const key = phraseKey(part);
+  return key.includes(' ') && containsPhrase(bodyKey(evidence), key);
 }
 
 /**
@@ -266,7 +285,7 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
     if (span) {
       if (span === best.part) return best.part;
       // The longer form only when the page backs it at least as well as the words that spell the domain.
-      const full = corroboration(best.part, evidence);
+      const full = corroboration(best.part, evidence) || (writtenInBody(best.part, evidence) ? 1 : 0);
       return full > 0 && full >= corroboration(span, evidence) ? best.part : span;
     }
     if (best.score >= 50) return best.part;

@@ -265,7 +265,7 @@ const LOGO_HINT = /logo|brand/i;
 const MAX_EVIDENCE_TEXT = 200_000;
 
 /** What the page says of its owner, for choosing and spelling the company name (see company-name.ts). */
-function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) => string | undefined): NameEvidence {
+function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) => string | undefined, title: string): NameEvidence {
   const clean = (value: string | undefined) => (value ? cleanText(value, MAX_NAME_LENGTH * 2) : '');
   const isHome = (href: string | undefined) => {
     const url = absoluteHttpUrl(href, base);
@@ -297,13 +297,17 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
   return {
     strong: [...holders, clean(metaValue('dc.title')), ...logoTexts].filter((text) => text !== ''),
     holders,
-    descriptions: [metaValue('description'), metaValue('og:description'), metaValue('twitter:description')].map(clean).filter(Boolean),
+    // A description that only repeats the title ("Callows Audio") backs no reading of it.
+    descriptions: [metaValue('description'), metaValue('og:description'), metaValue('twitter:description')]
+      .map(clean)
+      .filter((text) => text !== '' && matchKey(text) !== matchKey(title)),
     headings: $('h1')
       .slice(0, 5)
       .map((_, el) => clean($(el).text()))
       .get()
       .filter(Boolean),
     text: [metaValue('og:title'), metaValue('twitter:title'), bodyText].filter(Boolean).join('\n'),
+    body: $('body').text().slice(0, MAX_EVIDENCE_TEXT),
     links: $('a[href]')
       .slice(0, MAX_ANCHORS)
       .map((_, el) => $(el).attr('href') ?? '')
@@ -371,7 +375,7 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     .filter((_, el) => $(el).parents('svg').length === 0)
     .first()
     .text();
-  const evidence = nameEvidence($, base, metaValue);
+  const evidence = nameEvidence($, base, metaValue, title);
   const nameSources: Array<[NameSource, string | undefined]> = [
     ['json-ld', firstString(orgField(org, 'name')) ?? firstString(orgField(org, 'legalName'))],
     ['og:site_name', metaValue('og:site_name')],
