@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractCompany } from '../../src/leads/research/index.js';
+import { domainMatchScore } from '../../src/leads/research/name.js';
 import { copyrightHolders, isBareDomainLabel, nameFromEvidence, NO_EVIDENCE } from '../../src/leads/research/company-name.js';
 
 // The causes of wrong company names named in issue 14, each on a small page; test/leads/research-corpus.test.ts
@@ -62,6 +63,12 @@ describe('company names from the page', () => {
     );
     assert.equal(extract(html, 'fincar.com.au').name, 'FinCar Pty Ltd');
     assert.equal(extract(page('<title>ToledoCars.com -- Price Quotes, Research</title>'), 'toledocars.com').name, 'ToledoCars.com');
+  });
+
+  it('reads a legal form written into the domain', () => {
+    const html = page('<title>Contact Us</title><meta name="copyright" content="Copyright 2014 by Abacus Solutions, LLC.">');
+    assert.equal(extract(html, 'abacusllc.com').name, 'Abacus Solutions, LLC');
+    assert.equal(domainMatchScore('Cost Plus World Market', 'costco.com'), 0);
   });
 
   it('reads copyright holders without years, "All rights reserved" or the sentence after', () => {

@@ -82,8 +82,18 @@ function scoreAgainst(text: string, domainKey: string): number {
       .join(''),
   );
   if (initials.length >= 2 && initials === domainKey) return 60;
+  // The legal form written into the domain ("abacusllc.com" for "Abacus Solutions, LLC"): the name's first words
+  // spell the rest of the domain and the name ends with the same form.
+  const form = DOMAIN_LEGAL_SUFFIX.exec(domainKey)?.[1];
+  if (form) {
+    const stem = domainKey.slice(0, -form.length);
+    const words = text.split(/[\s,]+/).filter(Boolean);
+    if (stem.length >= 3 && key.startsWith(stem) && matchKey(words[words.length - 1] ?? '') === form) return 60;
+  }
   return 0;
 }
+
+const DOMAIN_LEGAL_SUFFIX = /(llc|inc|ltd|corp|gmbh|plc|lda)$/;
 
 // A title's parts: "Acme — The best widgets", "Home | Acme", "Acme: widgets", "Acme - Start".
 // « and » are quotes in many languages (ООО «Завод»), separators only between spaces.
