@@ -11,6 +11,21 @@ const page = (head: string, body = ''): string => `<!doctype html><html><head>${
 const extract = (html: string, domain: string) => extractCompany(html, `https://${domain}/`, { domain });
 
 describe('company names from the page', () => {
+  it('cuts a copyright holder to the words that spell the domain when the rest is a tagline said once', () => {
+    const tagline = page(
+      '<title>Free Auto Classifieds - Buy &amp; Sell</title>',
+      '<p>Established in 2004, MotoClassifieds.US Free Auto Classifieds has grown.</p>' +
+        '<footer>© Copyright 2004 - 2014 MotoClassifieds.US Free Automotive Advertising</footer>',
+    );
+    assert.equal(extract(tagline, 'motoclassifieds.us').name, 'MotoClassifieds');
+    // A longer name the page repeats is the name.
+    const repeated = page(
+      '<title>Virtual Offices | Meeting Rooms</title>',
+      '<p>Acme Business Center is located off I-5.</p><footer>© 2014 Acme Business Center</footer>',
+    );
+    assert.equal(extract(repeated, 'acme.com').name, 'Acme Business Center');
+  });
+
   it('splits a one-word domain where the page writes the name as words', () => {
     const titled = page('<title>Acme Widgets | Industrial fasteners since 1952</title>');
     assert.equal(extract(titled, 'acmewidgets.com').name, 'Acme Widgets');

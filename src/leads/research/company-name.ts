@@ -176,7 +176,21 @@ function relatedName(domain: string, evidence: NameEvidence, within?: string): s
     const score = domainMatchScore(candidate, domain);
     if (score >= 50 && (!best || score > best.score)) best = { name: candidate, score };
   }
-  return best?.name;
+  if (!best) return undefined;
+  return within === undefined ? withoutTagline(best.name, domain, evidence) : best.name;
+}
+
+/**
+ * A name the page gives its owner, cut to the words that spell the domain when the rest is a tagline the page says
+ * only once: "© 2014 MotoClassifieds.US Free Automotive Advertising" → "MotoClassifieds.US". A longer form the page
+ * repeats ("Peace Arch Business Center" in the logo, the text and the footer) is kept.
+ */
+function withoutTagline(name: string, domain: string, evidence: NameEvidence): string {
+  const span = domainSpan(name, domain);
+  if (!span || span === name) return name;
+  const key = phraseKey(name);
+  const uses = ` ${bodyKey(evidence)} `.split(` ${key} `).length - 1;
+  return uses >= 2 || evidence.descriptions.some((text) => containsPhrase(phraseKey(text), key)) ? name : span;
 }
 
 interface Token {
@@ -196,6 +210,15 @@ function tokenize(text: string): Token[] {
     })
     .filter((word) => word !== '')
     .map((word) => ({ text: word, key: matchKey(word), andKey: matchKey(word.replace(/&/g, 'and')) }));
+}
+
+/** A word that is the site's address ("MotoClassifieds.US", "BlueDogInk.com") spells the domain's label. */
+function withoutAddressSuffix(token: Token, domain: string): Token {
+  const registrable = registrableDomain(domain);
+  const suffix = registrable.slice(registrable.indexOf('.'));
+  if (!suffix.startsWith('.') || !token.text.toLowerCase().endsWith(suffix) || token.text.length <= suffix.length) return token;
+  const key = matchKey(token.text.slice(0, -suffix.length));
+  return { ...token, key, andKey: key };
 }
 
 /** The run of words (start, end) whose letters spell `target`, or undefined. */
@@ -221,7 +244,7 @@ function findSpan(tokens: Token[], target: string, minWords: number): [number, n
 export function domainSpan(text: string, domain: string, minWords = 1): string | undefined {
   const target = matchKey(companyLabel(domain));
   if (target === '') return undefined;
-  const tokens = tokenize(text);
+  const tokens = tokenize(text).map((token) => withoutAddressSuffix(token, domain));
   const span = findSpan(tokens, target, minWords);
   if (!span) return undefined;
   let [start, end] = span;
