@@ -176,7 +176,7 @@ describe('PostgreSQL connections dropped under the service', { skip }, () => {
     });
 
     it('the lead worker and the feed scheduler keep running after their connections are terminated', async () => {
-      assert.ok((await backendCount(name)) > 0);
+      await eventually('the service to be connected', async () => (await backendCount(name)) > 0);
       assert.ok((await terminateBackends(name)) > 0);
       await sleep(100);
       assert.ok((await terminateBackends(name)) > 0, 'the worker had connected again');

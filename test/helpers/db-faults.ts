@@ -14,8 +14,10 @@ export async function terminateBackends(applicationName: string): Promise<number
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
   try {
+    // With a timeout, pg_terminate_backend returns once each backend has exited (PostgreSQL 14+), not when it was only
+    // signalled: on a busy machine a signalled backend can still answer the next query, and the test would race it.
     const result = await admin.query(
-      'select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()',
+      'select pg_terminate_backend(pid, 10000) as done from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()',
       [applicationName],
     );
     return result.rows.filter((row) => row.done).length;
