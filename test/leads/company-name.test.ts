@@ -80,6 +80,21 @@ describe('company names from the page', () => {
     assert.equal(extract(page('<title>ToledoCars.com -- Price Quotes, Research</title>'), 'toledocars.com').name, 'ToledoCars.com');
   });
 
+  it('does not read the domain across the end of a sentence; takes the logo name the text repeats instead', () => {
+    const html = page(
+      '<title>Denver Accident Attorney, Truck Accident, Car, Motorcycle</title>' +
+        '<meta name="description" content="Denver car accident attorney, the right place to call. Paul is a personal injury lawyer.">',
+      '<a href="/"><img src="/images/logo.png" alt="The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer in Denver, CO."></a>' +
+        '<p>You need The Paul Wilkinson Law Firm, LLC to represent you.</p>' +
+        '<p>Welcome to The Paul Wilkinson Law Firm, LLC</p>',
+    );
+    assert.equal(extract(html, 'callpaul.com').name, 'The Paul Wilkinson Law Firm LLC');
+    // Said once, or sharing no word with the domain, the logo's name is not taken for a domain it does not spell.
+    const once = html.replace('<p>Welcome to The Paul Wilkinson Law Firm, LLC</p>', '');
+    assert.notEqual(extract(once, 'callpaul.com').name, 'The Paul Wilkinson Law Firm LLC');
+    assert.notEqual(extract(html, 'calljoe.com').name, 'The Paul Wilkinson Law Firm LLC');
+  });
+
   it('reads a legal form written into the domain', () => {
     const html = page('<title>Contact Us</title><meta name="copyright" content="Copyright 2014 by Abacus Solutions, LLC.">');
     assert.equal(extract(html, 'abacusllc.com').name, 'Abacus Solutions, LLC');

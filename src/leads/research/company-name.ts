@@ -198,18 +198,26 @@ interface Token {
   key: string;
   /** The key with "&" read as "and" (H&S → hands). */
   andKey: string;
+  /** The word ends a sentence ("… the right place to call. Paul is …"): a name does not run on past it. */
+  ends?: boolean;
+}
+
+/** A sentence's end after a word: "?", "!", ";" or ":", or a full stop after a lower-case word ("call.", not "Co."). */
+function endsSentence(raw: string, word: string): boolean {
+  return /[!?;:]["'”’)]*$/u.test(raw) || (/\.["'”’)]*$/u.test(raw) && /^\p{Ll}{2,}$/u.test(word));
 }
 
 function tokenize(text: string): Token[] {
   return text
     .split(/\s+/)
     .map((raw) => {
-      const word = raw.replace(/^[^\p{L}\p{N}&]+/u, '').replace(/[^\p{L}\p{N}&.]+$/u, '');
+      const trimmed = raw.replace(/^[^\p{L}\p{N}&]+/u, '').replace(/[^\p{L}\p{N}&.]+$/u, '');
       // Initials keep their full stops ("R.S."); a sentence's full stop goes.
-      return /^(?:\p{L}\.)+$/u.test(word) ? word : word.replace(/\.+$/, '');
+      const word = /^(?:\p{L}\.)+$/u.test(trimmed) ? trimmed : trimmed.replace(/\.+$/, '');
+      return { word, ends: endsSentence(raw, word) };
     })
-    .filter((word) => word !== '')
-    .map((word) => ({ text: word, key: matchKey(word), andKey: matchKey(word.replace(/&/g, 'and')) }));
+    .filter(({ word }) => word !== '')
+    .map(({ word, ends }) => ({ text: word, key: matchKey(word), andKey: matchKey(word.replace(/&/g, 'and')), ends }));
 }
 
 /** A word that is the site's address ("MotoClassifieds.US", "BlueDogInk.com") spells the domain's label. */
@@ -232,6 +240,7 @@ function findSpan(tokens: Token[], target: string, minWords: number): [number, n
       if (plain === '' && withAnd === '') break;
       if ((plain === target || withAnd === target) && end - start + 1 >= minWords) return [start, end];
       if (!target.startsWith(plain) && !target.startsWith(withAnd)) break;
+      if (tokens[end]!.ends) break;
     }
   }
   return undefined;
@@ -401,6 +410,27 @@ function spelledName(domain: string, evidence: NameEvidence): string | undefined
   for (const text of texts) {
     const single = tokenize(text).find((token) => token.key === target && /\p{Ll}\p{Lu}|^\p{Lu}{2,}\p{Ll}/u.test(token.text));
     if (single) return single.text;
+  }
+  return repeatedOwnerName(domain, evidence);
+}
+
+/**
+ * When nothing on the page spells the domain: the name a logo, copyright line or author gives the owner, if it holds
+ * a word of the domain and the page's own text uses it as a name at least twice. callpaul.com's logo says "The Paul
+ * Wilkinson Law Firm LLC - Car Wreck Lawyer in Denver, CO." and its text "The Paul Wilkinson Law Firm, LLC" four times.
+ */
+function repeatedOwnerName(domain: string, evidence: NameEvidence): string | undefined {
+  const label = matchKey(companyLabel(domain));
+  const body = ` ${bodyKey(evidence)} `;
+  for (const text of [...evidence.holders, ...evidence.strong]) {
+    for (const part of titleParts(text)) {
+      const name = trimName(part);
+      const key = phraseKey(name);
+      const words = key.split(' ');
+      if (words.length < 2 || words.length > 8) continue;
+      if (!words.some((word) => word.length >= 4 && word !== label && label.includes(word))) continue;
+      if (body.split(` ${key} `).length - 1 >= 2) return name;
+    }
   }
   return undefined;
 }
