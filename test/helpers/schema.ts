@@ -15,6 +15,7 @@ export const ALL_MIGRATIONS = [
   '010_feed_url_unique',
   '011_webhooks',
   '013_article_search_column',
+  '015_postgres_native_types',
 ];
 
 /** Every table the migrations create. */
