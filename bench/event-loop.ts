@@ -19,7 +19,8 @@
 //      (OUTBOUND_ALLOW): its creation (which fetches and reads it once), then its synchronize (the import);
 //   3. a 28 MiB FlexPDF import array (~63,000 small articles, over the 500 allowed) sent with a viewer's key (a
 //      client created through the API with the viewer role on the publication, signed in): refused, status recorded;
-//   4. GET /articles/:app_id of the publication holding the 30 one-MB articles of scenario 1.
+//   4. GET /articles/:app_id of the publication holding the 30 one-MB articles of scenario 1;
+//   5. POST /api/client/lead-batches with 1,000 leads (checked, counted and queued; the worker is off here).
 //
 // PostgreSQL: BENCH_POSTGRES_URL, else postgres://root@127.0.0.1:5432/test when it answers (skipped with a note when
 // not; an explicit BENCH_POSTGRES_URL that does not answer is an error). Each run works in a fresh schema of its own
@@ -44,6 +45,7 @@ const ARTICLE_HTML_CHARS = 1_000_000;
 const FEED_ENTRIES = 1_000;
 const FEED_ENTRY_HTML_BYTES = 15_000;
 const VIEWER_BODY_BYTES = 28 * 1024 * 1024;
+const BATCH_LEADS = 1_000;
 const PASSWORD = 'bench password 1';
 const PORTAL = '/api/portal/v1';
 
@@ -371,6 +373,8 @@ async function seed(database: Database, feedOrigin: string): Promise<Context> {
     PASSWORD,
     '--name',
     'Bench Media',
+    '--plan',
+    'business',
   ]);
   const accountId = String(created.account.id);
   const main = await cli(database.url, ['publication', 'create', '--account', accountId, '--app-id', 'eld-main', '--name', 'Event loop main']);
@@ -510,7 +514,36 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
         };
       },
     },
+    {
+      key: 'lead-batch',
+      label: `POST /api/client/lead-batches (${BATCH_LEADS.toLocaleString('en-US')} leads)`,
+      async warm(ctx, server) {
+        await expectJson(
+          send(server.port, 'POST', '/api/client/lead-batches', { key: ctx.ownerKey, body: { leads: leadList(10, 'warm') } }),
+          202,
+          'warm-up batch',
+        );
+      },
+      async run(ctx, server) {
+        const answer = await send(server.port, 'POST', '/api/client/lead-batches', {
+          key: ctx.ownerKey,
+          body: { leads: leadList(BATCH_LEADS, 'run') },
+        });
+        if (answer.status !== 202) return { status: answer.status, ms: answer.ms, result: errorCode(answer.body) };
+        const batch = JSON.parse(answer.body.toString('utf8')) as { accepted: number };
+        return { status: answer.status, ms: answer.ms, result: `${batch.accepted} queued` };
+      },
+    },
   ];
+}
+
+/** Leads of as many companies, every one its own domain. */
+function leadList(count: number, stem: string) {
+  return Array.from({ length: count }, (_, index) => ({
+    firstName: 'Ada',
+    lastName: `Lovelace ${index}`,
+    email: `ada.${index}@${stem}-carrier-${index}.example.com`,
+  }));
 }
 
 // --- the run --------------------------------------------------------------------------------------------------

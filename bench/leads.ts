@@ -6,7 +6,11 @@
 // request, plus a plain HTTP round trip to it, measured by calling it directly before the run): what Masthead itself
 // costs.
 //
-// Settings (environment): BENCH_LEAD_ROUNDS rounds of 50 concurrent leads (6), BENCH_LEAD_SINGLE sequential leads (30).
+// A lead batch of BATCH_LEADS leads (each its own domain) is then submitted in one request and followed until its last
+// job ended: the worker runs it in the background (WORKER_CONCURRENCY jobs at a time in the one instance).
+//
+// Settings (environment): BENCH_LEAD_ROUNDS rounds of 50 concurrent leads (6), BENCH_LEAD_SINGLE sequential leads (30),
+// BENCH_BATCH_LEADS leads in the batch (1,000).
 
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +30,7 @@ const LLM_DELAY_MS = 200;
 const CONCURRENCY = 50;
 const ROUNDS = Number(process.env.BENCH_LEAD_ROUNDS ?? 6);
 const SINGLE = Number(process.env.BENCH_LEAD_SINGLE ?? 30);
+const BATCH_LEADS = Number(process.env.BENCH_BATCH_LEADS ?? 1000);
 
 interface Played {
   server: HttpServer;
@@ -105,6 +110,16 @@ interface LeadRun {
   roundMs: number[];
   siteExtraMs: number;
   llmExtraMs: number;
+  batch: BatchRun;
+}
+
+interface BatchRun {
+  /** The POST's answer time (1,000 leads checked, counted and queued). */
+  acceptMs: number;
+  /** From the POST until the first job completed, and until the last ended. */
+  firstResultMs: number;
+  lastResultMs: number;
+  completed: number;
 }
 
 export async function runLeadBench(): Promise<void> {
@@ -144,7 +159,8 @@ async function runOn(database: ScratchDatabase): Promise<LeadRun> {
     LLM_BASE_URL: `http://127.0.0.1:${llm.port}/v1`,
     PLAN_BUSINESS_RPM: '1000000',
     PLAN_BUSINESS_MONTHLY_LEADS: '1000000000',
-    LEAD_WORKER: 'false',
+    LEAD_WORKER: 'true',
+    LEAD_WORKER_POLL_MS: '200',
   });
   const agent = new Agent({ connections: CONCURRENCY * 2, keepAliveTimeout: 30_000 });
   let counter = 0;
@@ -168,6 +184,31 @@ async function runOn(database: ScratchDatabase): Promise<LeadRun> {
       throw new Error(`process-lead answered ${response.statusCode}: ${JSON.stringify(body)}`);
     const played = (domain ? 0 : (sites.spent.get(leadDomain) ?? 0) + siteExtraMs) + (llm.spent.get(email) ?? 0) + llmExtraMs;
     return { latencyMs, overheadMs: latencyMs - played };
+  }
+
+  /** Submits BATCH_LEADS leads as one batch and reads it every 50 ms until every job ended. */
+  async function runBatch(): Promise<BatchRun> {
+    const leads = Array.from({ length: BATCH_LEADS }, (_, index) => ({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: `ada.${index}@batch-carrier-${index}.example.com`,
+    }));
+    const base = `http://127.0.0.1:${server.port}/api/client/lead-batches`;
+    const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
+    const started = performance.now();
+    const submitted = await request(base, { method: 'POST', dispatcher: agent, headers, body: JSON.stringify({ leads }) });
+    const accepted = (await submitted.body.json()) as { id: string; accepted: number };
+    const acceptMs = performance.now() - started;
+    if (submitted.statusCode !== 202 || accepted.accepted !== BATCH_LEADS) throw new Error(`lead-batches answered ${submitted.statusCode}`);
+    let firstResultMs = NaN;
+    for (;;) {
+      const response = await request(`${base}/${accepted.id}?limit=1`, { dispatcher: agent, headers });
+      const { batch } = (await response.body.json()) as { batch: { status: string; counts: Record<string, number> } };
+      if (Number.isNaN(firstResultMs) && (batch.counts.completed ?? 0) > 0) firstResultMs = performance.now() - started;
+      if (batch.status === 'completed')
+        return { acceptMs, firstResultMs, lastResultMs: performance.now() - started, completed: batch.counts.completed ?? 0 };
+      await sleep(50);
+    }
   }
 
   /** A played service's latency beyond its own handling: the median extra of a direct call (HTTP both ways). */
@@ -214,8 +255,9 @@ async function runOn(database: ScratchDatabase): Promise<LeadRun> {
       roundMs.push(performance.now() - started);
     }
     const concurrentSeconds = (performance.now() - concurrentStarted) / 1000;
+    const batch = await runBatch();
 
-    return { dialect: database.dialect, single, cached, concurrent, concurrentSeconds, roundMs, siteExtraMs, llmExtraMs };
+    return { dialect: database.dialect, single, cached, concurrent, concurrentSeconds, roundMs, siteExtraMs, llmExtraMs, batch };
   } finally {
     await stopServer(server);
     await agent.close();
@@ -280,4 +322,20 @@ function report(runs: LeadRun[]): void {
         `Masthead's own overhead per lead: ${fixed(overhead, 2)} ms median (target < 5 ms)${overhead < 5 && batchMs / oneLeadMs < 2 ? '' : '  <- target missed'}`,
     );
   }
+  console.log(`\nLead batch: ${BATCH_LEADS} leads in one POST /api/client/lead-batches, run by the worker (site and LLM played as above)\n`);
+  console.log(
+    table(
+      ['database', 'leads', 'accepted in ms', 'first result ms', 'last result s', 'leads/s', 'completed'],
+      runs.map((run) => [
+        name(run.dialect),
+        String(BATCH_LEADS),
+        fixed(run.batch.acceptMs, 0),
+        fixed(run.batch.firstResultMs, 0),
+        fixed(run.batch.lastResultMs / 1000, 1),
+        fixed(BATCH_LEADS / (run.batch.lastResultMs / 1000), 1),
+        String(run.batch.completed),
+      ]),
+      [false, true, true, true, true, true, true],
+    ),
+  );
 }

@@ -30,6 +30,7 @@ import { CategoryQueries } from './portal/categories/queries.js';
 import { CategoryService } from './portal/categories/service.js';
 import { ClientQueries } from './portal/clients/queries.js';
 import { ClientService } from './portal/clients/service.js';
+import { FeedQueries } from './portal/feeds/queries.js';
 import { FeedRunner } from './portal/feeds/runner.js';
 import { FeedScheduler } from './portal/feeds/scheduler.js';
 import { FeedService } from './portal/feeds/service.js';
@@ -45,7 +46,7 @@ import { WebhookQueries } from './webhooks/queries.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
 import { WebhookWorker } from './webhooks/worker.js';
-import { sanitizeArticlesInPool, WorkerPool } from './workers/pool.js';
+import { readCsvInPool, sanitizeArticlesInPool, WorkerPool } from './workers/pool.js';
 
 export interface AppDeps {
   config: Config;
@@ -178,16 +179,17 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
   // Feeds are read in the worker threads; the manual and the scheduled synchronize share one runner.
   const feedSource: FeedSource = { fetch: (url, options) => fetcher.fetch(url, options), reader: pooledFeedReader(workers) };
   const articleQueries = new ArticleQueries(db, dialect);
+  const feedQueries = new FeedQueries(db, dialect);
   const feedRunner = new FeedRunner(
-    db,
+    feedQueries,
     articleQueries,
     feedSource,
     { intervalMinutes: config.feeds.syncIntervalMinutes },
     (outcome) => webhooks.publishFeedSync(outcome),
     metrics,
   );
-  const feedScheduler = new FeedScheduler(db, dialect, feedRunner, { logger: app.log });
-  const feeds = new FeedService(db, publications, feedSource, feedRunner, () => feedScheduler.wake());
+  const feedScheduler = new FeedScheduler(feedQueries, feedRunner, { logger: app.log });
+  const feeds = new FeedService(feedQueries, publications, feedSource, feedRunner, () => feedScheduler.wake());
   app.decorate('feedScheduler', feedScheduler);
   app.addHook('onReady', async () => {
     if (config.feeds.scheduler) feedScheduler.start();
@@ -228,6 +230,8 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     mailer,
     log: app.log,
     onJobEnded: (accountId, job) => webhooks.publish(accountId, `job.${job.status as 'completed' | 'failed' | 'rejected'}`, job),
+    onBatchCompleted: (accountId, batch) => webhooks.publish(accountId, 'batch.completed', batch),
+    readCsv: (bytes, limits) => readCsvInPool(workers, bytes, limits),
     metrics,
   });
   app.addHook('onReady', async () => leadDomain.start());
@@ -239,6 +243,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     prefix: '/api/client',
     accounts,
     leads: leadDomain.leads,
+    batches: leadDomain.batches,
     idempotency: leadDomain.idempotency,
     rateLimit: leadRateLimit,
   });
@@ -249,6 +254,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     ...portal,
     sessions,
     leads: leadDomain.leads,
+    batches: leadDomain.batches,
     templates: leadDomain.templates,
     webhooks,
     leadRateLimit,

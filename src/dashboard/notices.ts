@@ -20,6 +20,7 @@ const NOTICES: Record<string, string> = {
   'template-default': 'This is now the account’s default template: leads that name no template use it.',
   'sender-saved': 'The email sender is saved. New emails are signed this way.',
   'lead-queued': 'The lead is accepted: this page follows its job.',
+  'batch-queued': 'The batch is queued: this page follows its jobs as they run.',
   'webhook-enabled': 'The endpoint is enabled: its waiting deliveries are sent again.',
   'webhook-disabled': 'The endpoint is disabled: it receives nothing until you enable it. Its waiting deliveries wait.',
   'webhook-deleted': 'The endpoint and its delivery log are deleted.',

@@ -1,6 +1,7 @@
 import type { AccountService } from '../accounts/service.js';
 import type { SessionService } from '../accounts/sessions.js';
 import type { PlanRateLimitOptions } from '../leads/rate-limit.js';
+import type { LeadBatchService } from '../leads/batches/service.js';
 import type { LeadService } from '../leads/service.js';
 import type { TemplateService } from '../leads/templates/service.js';
 import type { ArticleService } from '../portal/articles/service.js';
@@ -20,6 +21,7 @@ export interface DashboardOptions {
   feeds: FeedService;
   clients: ClientService;
   leads: LeadService;
+  batches: LeadBatchService;
   templates: TemplateService;
   webhooks: WebhookService;
   /** ALLOW_SIGNUP: whether anyone may create an account from the sign-up page. */

@@ -9,6 +9,7 @@ import type { DashboardOptions } from './options.js';
 import { registerAuthPages } from './pages/auth.js';
 import { registerClientPages } from './pages/clients.js';
 import { registerFeedPages } from './pages/feeds.js';
+import { registerLeadBatchPages } from './pages/lead-batches.js';
 import { registerLeadPages } from './pages/leads.js';
 import { registerPublicationPages } from './pages/publications.js';
 import { registerSettingsPages } from './pages/settings.js';
@@ -109,6 +110,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
   registerTemplatePages(app, options);
   registerWebhookPages(app, options);
   await registerLeadPages(app, options);
+  await registerLeadBatchPages(app, options);
 
   // Unknown addresses inside the dashboard's own sections are pages too (elsewhere the API's JSON 404 answers).
   for (const section of ['/publications/*', '/settings/*', '/templates/*', '/leads/*', '/webhooks/*']) {

@@ -12,7 +12,7 @@ import * as idsNeverReused from './migrations/009_ids_never_reused.js';
 import * as feedUrlUnique from './migrations/010_feed_url_unique.js';
 import * as webhooks from './migrations/011_webhooks.js';
 import * as articleSearchColumn from './migrations/013_article_search_column.js';
-// 014: lead batches (being written on another branch).
+import * as leadBatches from './migrations/014_lead_batches.js';
 import * as postgresNativeTypes from './migrations/015_postgres_native_types.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
@@ -31,7 +31,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '010_feed_url_unique': feedUrlUnique,
   '011_webhooks': webhooks,
   '013_article_search_column': articleSearchColumn,
-  // '014_...': lead batches (being written on another branch).
+  '014_lead_batches': leadBatches,
   '015_postgres_native_types': postgresNativeTypes,
 };
 

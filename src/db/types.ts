@@ -218,6 +218,7 @@ export interface Database {
   company_profiles: CompanyProfileTable;
   idempotency_keys: IdempotencyKeyTable;
   lead_usage: LeadUsageTable;
+  lead_batches: LeadBatchTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
@@ -267,6 +268,23 @@ export interface LeadJobTable {
   scraping_at: string | null;
   generating_at: string | null;
   sending_at: string | null;
+  completed_at: string | null;
+  /** The batch the lead came in, and its place in the batch's list (from 0); null for a lead sent alone (migration 014). */
+  batch_id: ColumnType<string | null, string | null | undefined, string | null>;
+  batch_position: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface LeadBatchTable {
+  id: string;
+  account_id: number;
+  user_id: number | null;
+  template_id: string | null;
+  name: string | null;
+  total: number;
+  accepted: number;
+  /** JSON: the leads the quota left out (see migration 014). */
+  not_accepted: string;
+  created_at: string;
   completed_at: string | null;
 }
 

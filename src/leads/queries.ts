@@ -31,6 +31,8 @@ export function newJob(identity: JobIdentity, changes: Partial<LeadJobRow> = {})
     generating_at: null,
     sending_at: null,
     completed_at: null,
+    batch_id: null,
+    batch_position: null,
     ...changes,
   };
 }
@@ -87,16 +89,22 @@ export class LeadQueries {
   }
 
   /**
-   * Ends a job as failed and gives its lead back to the monthly quota, in one transaction: a lead counts only while its
-   * job has not failed (it was counted when accepted, in the month of its created_at). Only a job that has not ended
+   * Ends a job as failed (or rejected: a batch's lead whose domain has no mail server) and gives its lead back to the
+   * monthly quota, in one transaction: a lead counts only while its job has not failed (it was counted when accepted,
+   * in the month of its created_at). Only a job that has not ended
    * is changed, and with `leaseOwner` only while that claim holds it, so a lead is given back once at most. Returns
    * whether the job was failed here.
    */
-  async failJob(job: Pick<LeadJobRow, 'id' | 'account_id' | 'created_at'>, changes: Partial<LeadJobRow>, leaseOwner?: string): Promise<boolean> {
+  async failJob(
+    job: Pick<LeadJobRow, 'id' | 'account_id' | 'created_at'>,
+    changes: Partial<LeadJobRow>,
+    leaseOwner?: string,
+    status: 'failed' | 'rejected' = 'failed',
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       let update = trx
         .updateTable('lead_jobs')
-        .set({ ...changes, status: 'failed' })
+        .set({ ...changes, status })
         .where('id', '=', job.id)
         .where('status', 'in', UNFINISHED);
       if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
@@ -119,10 +127,11 @@ export class LeadQueries {
 
   async pageOfJobs(
     accountId: number,
-    options: { statuses: LeadJobStatus[] | undefined; limit: number; offset: number },
+    options: { statuses: LeadJobStatus[] | undefined; batchId?: string | undefined; limit: number; offset: number },
   ): Promise<{ total: number; jobs: LeadJobRow[] }> {
     let base = this.db.selectFrom('lead_jobs').where('account_id', '=', accountId);
     if (options.statuses) base = base.where('status', 'in', options.statuses);
+    if (options.batchId !== undefined) base = base.where('batch_id', '=', options.batchId);
     const [count, jobs] = await Promise.all([
       base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
       base.selectAll().orderBy('seq', 'desc').limit(options.limit).offset(options.offset).execute(),
@@ -230,6 +239,33 @@ async function countLeadWithinQuota(db: Kysely<Database>, accountId: number, mon
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/**
+ * Counts up to `leads` leads against the month's quota, as many as it still allows, and returns how many it counted
+ * (0 when it is used up). Run it in the transaction that inserts their jobs. The usage row is locked while it is read
+ * and raised (PostgreSQL: FOR UPDATE; SQLite has one writer), so concurrent batches and single leads cannot pass the
+ * quota together.
+ */
+export async function countLeadsWithinQuota(db: Kysely<Database>, dialect: Dialect, accountId: number, month: string, leads: number, quota: number) {
+  await db
+    .insertInto('lead_usage')
+    .values({ account_id: accountId, month, leads: 0 })
+    .onConflict((oc) => oc.columns(['account_id', 'month']).doNothing())
+    .execute();
+  let read = db.selectFrom('lead_usage').select('leads').where('account_id', '=', accountId).where('month', '=', month);
+  if (dialect === 'postgres') read = read.forUpdate();
+  const { leads: used } = await read.executeTakeFirstOrThrow();
+  const counted = Math.max(0, Math.min(leads, quota - used));
+  if (counted > 0) {
+    await db
+      .updateTable('lead_usage')
+      .set({ leads: sql`leads + ${counted}` })
+      .where('account_id', '=', accountId)
+      .where('month', '=', month)
+      .execute();
+  }
+  return counted;
 }
 
 /** The cache of company research, one row per domain, shared by every instance. */

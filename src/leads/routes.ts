@@ -19,10 +19,13 @@ import {
   ProcessLeadHeaders,
 } from './schemas.js';
 import { type LeadOutcome, type LeadService, normalizedLead } from './service.js';
+import { leadBatchRoutes } from './batches/routes.js';
+import type { LeadBatchService } from './batches/service.js';
 
 export interface LeadRouteOptions {
   accounts: AccountService;
   leads: LeadService;
+  batches: LeadBatchService;
   idempotency: IdempotencyStore;
   rateLimit: PlanRateLimitOptions;
 }
@@ -35,11 +38,12 @@ const TAGS = ['Lead Email API'];
  * only requests the caller may make spend the account's requests a minute: a portal client's key, refused, spends
  * none of its owner's.
  */
-export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, { accounts, leads, idempotency, rateLimit }) => {
+export const leadRoutes: FastifyPluginAsync<LeadRouteOptions> = async (plugin, { accounts, leads, batches, idempotency, rateLimit }) => {
   plugin.addHook('onRequest', requireApiKey(accounts, { allowBearer: false }));
   plugin.addHook('onRequest', async (request) => leads.assertMayUse(principalOf(request)));
   await registerPlanRateLimit(plugin, rateLimit);
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  await app.register(leadBatchRoutes, { batches, idempotency });
 
   app.post(
     '/process-lead',

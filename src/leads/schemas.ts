@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../http/schemas.js';
 
-const JOB_STATUSES = ['pending', 'scraping', 'generating', 'sending', 'completed', 'failed', 'rejected'] as const;
+export const JOB_STATUSES = ['pending', 'scraping', 'generating', 'sending', 'completed', 'failed', 'rejected'] as const;
 
 export const ProcessLeadBody = Type.Object({
   firstName: Type.String({ maxLength: 100, description: 'lead first name (trimmed; 1-100 characters)' }),
@@ -66,6 +66,7 @@ export const Job = Type.Object({
   updated_at: Type.String({ description: 'ISO 8601' }),
   completed_at: Nullable(Type.String({ description: 'ISO 8601; when the job ended (completed, failed or rejected)' })),
   error_message: Nullable(Type.String()),
+  batch_id: Nullable(Type.String({ format: 'uuid', description: 'the batch the lead came in, if any' })),
 });
 
 const CompanyLinks = Type.Object({
@@ -115,6 +116,7 @@ export const JobsQuery = Type.Object({
       { description: 'a status, or processing (scraping, generating or sending)' },
     ),
   ),
+  batch: Type.Optional(Type.String({ format: 'uuid', description: 'only the jobs of this batch' })),
 });
 
 export const JobsPage = Type.Object({

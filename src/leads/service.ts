@@ -72,6 +72,8 @@ export interface JobView {
   updated_at: string;
   completed_at: string | null;
   error_message: string | null;
+  /** The batch the lead came in, if it came in one. */
+  batch_id: string | null;
 }
 
 const NAME_MAX_LENGTH = 100;
@@ -213,6 +215,12 @@ export class LeadService {
       if (!written && options.leaseOwner !== undefined) throw new LeaseLostError(job.id);
     };
     try {
+      // A batch's lead had only the checks that need no network when it was accepted: the mail-server look-up is
+      // its job's first step. An address found unable to receive mail ends the job rejected, and its lead given back.
+      if (job.batch_id !== null && current.status === 'pending') {
+        const check = await this.deps.checkEmail(job.email);
+        if (!check.ok) return await this.reject(job, check, options.leaseOwner);
+      }
       const sender = await this.sender(job.account_id);
       const inSlot = <T>(work: () => Promise<T>) =>
         options.slotHeld ? work() : this.deps.slots.run(job.account_id, this.deps.settings.plans[sender.plan].concurrentLeads, work);
@@ -259,6 +267,21 @@ export class LeadService {
       return current;
     }
     await this.deps.onJobEnded?.(job.account_id, presentJob(current));
+    return current;
+  }
+
+  /** Ends a queued job rejected (its lead given back to the quota), unless another claim took it over. */
+  private async reject(job: LeadJobRow, check: EmailCheck, leaseOwner: string | undefined): Promise<LeadJobRow> {
+    const at = nowIso();
+    const message = check.message ?? 'The address is not a business email';
+    const ended = { error_message: message, rejection_reason: check.reason ?? null, completed_at: at, lease_until: null, updated_at: at };
+    const rejected = await this.deps.queries.failJob(job, ended, leaseOwner, 'rejected');
+    if (!rejected && leaseOwner !== undefined) throw new LeaseLostError(job.id);
+    const current: LeadJobRow = { ...job, ...ended, status: 'rejected' };
+    if (rejected) {
+      this.ended(job, 'rejected', at);
+      await this.deps.onJobEnded?.(job.account_id, presentJob(current));
+    }
     return current;
   }
 
@@ -311,10 +334,11 @@ export class LeadService {
     };
   }
 
-  async listJobs(principal: Principal, query: { limit: number; page: number; status?: string }) {
+  async listJobs(principal: Principal, query: { limit: number; page: number; status?: string; batch?: string }) {
     assertLeadApiUser(principal);
     const { total, jobs } = await this.deps.queries.pageOfJobs(principal.accountId, {
       statuses: query.status ? statusesOf(query.status) : undefined,
+      batchId: query.batch?.toLowerCase(),
       limit: query.limit,
       offset: (query.page - 1) * query.limit,
     });
@@ -336,7 +360,7 @@ export class LeadService {
 }
 
 /** The lead API belongs to the account: its owner's keys, not those of portal clients. */
-function assertLeadApiUser(principal: Principal): void {
+export function assertLeadApiUser(principal: Principal): void {
   if (principal.kind !== 'owner') throw forbidden('The lead API is for the account owner’s keys; portal client keys cannot use it');
 }
 
@@ -356,7 +380,7 @@ export function normalizedLead(input: LeadInput): LeadInput {
 }
 
 /** 429 quota_exceeded, with Retry-After until the quota renews on the 1st of next month (UTC). */
-function quotaExceeded(plan: PlanName, quota: number): AppError {
+export function quotaExceeded(plan: PlanName, quota: number): AppError {
   const now = new Date();
   const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
   return new AppError(
@@ -395,6 +419,7 @@ export function presentJob(job: LeadJobRow): JobView {
     updated_at: job.updated_at,
     completed_at: job.completed_at,
     error_message: job.error_message,
+    batch_id: job.batch_id,
   };
 }
 

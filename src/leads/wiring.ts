@@ -6,13 +6,16 @@ import { type DomainMetrics, NO_METRICS } from '../infra/metrics.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
 import { AccountSlots } from './account-slots.js';
 import { CompanyDirectory } from './company-directory.js';
-import { createEmailChecker } from './email-check.js';
+import { createEmailChecker, type MailServerResolver } from './email-check.js';
 import { EmailWriter } from './email-writer.js';
 import type { LlmClient } from './generation/llm.js';
 import { IdempotencyQueries } from './idempotency/queries.js';
 import { IdempotencyStore } from './idempotency/store.js';
 import type { Mailer } from './mailer.js';
 import { CompanyProfileQueries, LeadQueries } from './queries.js';
+import { LeadBatchQueries } from './batches/queries.js';
+import { type BatchView, LeadBatchService, type LeadBatchServiceDeps } from './batches/service.js';
+import { readCsvTable } from '../content/csv-table.js';
 import { researchCompany } from './research/index.js';
 import { type JobEndedListener, LeadService } from './service.js';
 import { TemplateQueries } from './templates/queries.js';
@@ -42,10 +45,17 @@ export interface LeadDomainDeps {
   worker?: { leaseMs?: number; renewEveryMs?: number };
   /** Told right after a job ends (webhooks publish job.completed, job.failed, job.rejected). */
   onJobEnded?: JobEndedListener;
+  /** Reads uploaded lead files (the composition root runs large ones in the worker threads). */
+  readCsv?: LeadBatchServiceDeps['readCsv'];
+  /** Where the mail-server look-up (CHECK_MX) asks; default: the system's DNS. */
+  mailServers?: MailServerResolver;
+  /** Told once when every job of a batch ended (webhooks publish batch.completed). */
+  onBatchCompleted?: (accountId: number, batch: BatchView) => Promise<unknown>;
 }
 
 export interface LeadDomain {
   leads: LeadService;
+  batches: LeadBatchService;
   templates: TemplateService;
   idempotency: IdempotencyStore;
   /** Starts the worker (when enabled) and the hourly removal of expired idempotency keys. */
@@ -66,13 +76,37 @@ export function wireLeadDomain({
   metrics = NO_METRICS,
   worker: workerOptions = {},
   onJobEnded,
+  onBatchCompleted,
+  mailServers = dns.promises,
+  readCsv = async (bytes, limits) => readCsvTable(bytes, limits),
 }: LeadDomainDeps): LeadDomain {
   const queries = new LeadQueries(storage.db, storage.dialect);
-  const checker = createEmailChecker({ mx: settings.checkMx ? dns.promises : undefined });
+  const checker = createEmailChecker({ mx: settings.checkMx ? mailServers : undefined });
+  const localChecker = createEmailChecker({});
   const templates = new TemplateService(new TemplateQueries(storage.db));
   const slots = new AccountSlots();
   const research = (domain: string) => researchCompany(domain, { fetcher, siteUrlTemplate: companySiteUrl });
   let worker: LeadWorker | undefined;
+  const batches = new LeadBatchService({
+    queries: new LeadBatchQueries(storage.db, storage.dialect),
+    leadQueries: queries,
+    settings,
+    checkEmailLocally: (email) => localChecker.check(email),
+    templates,
+    onQueued: () => worker?.wake(),
+    ...(onJobEnded ? { onJobEnded } : {}),
+    ...(onBatchCompleted ? { onBatchCompleted } : {}),
+    metrics,
+    readCsv,
+  });
+  // Every job's end is told to the listener, and a batch's job's end may complete its batch.
+  const jobEnded: JobEndedListener = async (accountId, job) => {
+    await onJobEnded?.(accountId, job);
+    if (job.batch_id === null) return;
+    await batches
+      .jobEnded(accountId, job.batch_id)
+      .catch((error) => log.warn({ err: error, batch_id: job.batch_id }, 'could not check whether a batch completed'));
+  };
   const leads = new LeadService({
     queries,
     settings,
@@ -83,7 +117,7 @@ export function wireLeadDomain({
     slots,
     ...(mailer ? { mailer } : {}),
     onQueued: () => worker?.wake(),
-    ...(onJobEnded ? { onJobEnded } : {}),
+    onJobEnded: jobEnded,
     metrics,
   });
   if (settings.worker) {
@@ -97,13 +131,14 @@ export function wireLeadDomain({
       log,
       metrics,
       ...workerOptions,
-      ...(onJobEnded ? { onJobEnded } : {}),
+      onJobEnded: jobEnded,
     });
   }
   const idempotency = new IdempotencyStore(new IdempotencyQueries(storage.db));
   let sweeper: NodeJS.Timeout | undefined;
   return {
     leads,
+    batches,
     templates,
     idempotency,
     start() {

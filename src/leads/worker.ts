@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlanLimits, PlanName } from '../config.js';
 import { type DomainMetrics, NO_METRICS } from '../infra/metrics.js';
+import { PollLoop } from '../infra/poll-loop.js';
 import { nowIso } from '../time.js';
 import type { AccountSlots } from './account-slots.js';
 import type { LeadJobRow, LeadQueries } from './queries.js';
@@ -47,69 +48,40 @@ export interface LeadWorkerDeps {
  * run, and every write of a run names its token, so a run whose job was taken over changes nothing any more.
  */
 export class LeadWorker {
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: PollLoop;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly running = new Set<Promise<void>>();
   /** The claims whose jobs are in hand, with how many of their jobs still run. */
   private readonly owners = new Map<string, number>();
-  private claiming: Promise<void> | undefined;
-  private lookAgain = false;
-  private stopped = true;
   private readonly leaseMs: number;
 
   constructor(private readonly deps: LeadWorkerDeps) {
     this.leaseMs = deps.leaseMs ?? LEASE_MS;
+    // A pass claims what this instance has room for and starts it; the jobs run on after the pass.
+    this.loop = new PollLoop({
+      pass: () => this.claim(),
+      intervalMs: deps.pollMs,
+      onError: (error) => this.deps.log.error({ err: error }, 'lead worker could not claim jobs'),
+    });
   }
 
   start(): void {
-    this.stopped = false;
     clearInterval(this.heartbeat);
     this.heartbeat = setInterval(() => void this.renew(), this.deps.renewEveryMs ?? Math.max(1, Math.floor(this.leaseMs / 4)));
     this.heartbeat.unref();
-    this.schedule(0);
+    this.loop.start();
   }
 
-  /** A job was queued here: look now rather than at the next poll. */
+  /** A job was queued here (or a slot freed): look now rather than at the next poll; after the claim under way if one is. */
   wake(): void {
-    if (!this.stopped) this.schedule(0);
+    this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.claiming;
+    await this.loop.stop();
     // The jobs in hand finish (their leases still renewed meanwhile).
     await Promise.allSettled([...this.running]);
     clearInterval(this.heartbeat);
-  }
-
-  /** Claims what this instance has room for and starts it; resolves once the claimed jobs are started. */
-  async tick(): Promise<void> {
-    if (this.claiming) {
-      // The claim under way may have looked already: look once more when it is done.
-      this.lookAgain = true;
-      return this.claiming;
-    }
-    this.claiming = this.claim().finally(() => {
-      this.claiming = undefined;
-      if (this.lookAgain) {
-        this.lookAgain = false;
-        this.wake();
-      }
-    });
-    return this.claiming;
-  }
-
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.tick()
-        .catch((error) => this.deps.log.error({ err: error }, 'lead worker could not claim jobs'))
-        .finally(() => {
-          if (!this.stopped) this.schedule(this.deps.pollMs);
-        });
-    }, delayMs);
-    this.timer.unref();
   }
 
   private async renew(): Promise<void> {
@@ -122,7 +94,7 @@ export class LeadWorker {
 
   private async claim(): Promise<void> {
     const room = this.deps.concurrency - this.running.size;
-    if (room <= 0 || this.stopped) return;
+    if (room <= 0 || this.loop.stopping) return;
     const { queries, plans, slots } = this.deps;
     const now = new Date();
     const perAccount = { free: plans.free.concurrentLeads, pro: plans.pro.concurrentLeads, business: plans.business.concurrentLeads };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { PollLoop } from '../infra/poll-loop.js';
 import { FetchError, type SafeFetcher } from '../net/safe-fetch.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookQueries } from './queries.js';
 import { signedHeaders } from './signing.js';
@@ -47,18 +48,19 @@ export interface WebhookWorkerDeps {
  * only while its lease holds. Started and stopped with the app; tests drive it with runDue(now).
  */
 export class WebhookWorker {
-  private timer: NodeJS.Timeout | undefined;
   private pruner: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private started = false;
-  private stopping = false;
-  private wakeRequested = false;
+  private readonly loop: PollLoop;
   private readonly concurrency: number;
   private readonly random: () => number;
 
   constructor(private readonly deps: WebhookWorkerDeps) {
     this.concurrency = deps.concurrency ?? 8;
     this.random = deps.random ?? Math.random;
+    this.loop = new PollLoop({
+      pass: () => this.runDue(),
+      intervalMs: deps.pollMs,
+      onError: (error) => this.deps.log.error({ err: error }, 'webhook worker pass failed'),
+    });
   }
 
   /**
@@ -71,7 +73,7 @@ export class WebhookWorker {
     let attempts = 0;
     const inFlight = new Set<Promise<void>>();
     try {
-      while (!this.stopping) {
+      while (!this.loop.stopping) {
         const room = this.concurrency - inFlight.size;
         const claimed = room > 0 ? await this.claim(now, room) : [];
         for (const { delivery, endpoint, owner } of claimed) {
@@ -115,10 +117,8 @@ export class WebhookWorker {
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.stopping = false;
-    void this.tick();
+    if (this.pruner) return;
+    this.loop.start();
     this.pruner = setInterval(
       () => this.prune().catch((error) => this.deps.log.warn({ err: error }, 'could not delete old webhook deliveries')),
       PRUNE_EVERY_MS,
@@ -128,44 +128,14 @@ export class WebhookWorker {
 
   /** Deliveries were queued here: a pass now rather than at the next poll. */
   wake(): void {
-    if (!this.started || this.stopping) return;
-    if (this.running) {
-      this.wakeRequested = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    void this.tick();
+    this.loop.wake();
   }
 
   /** Takes no new deliveries and waits for the attempts in flight (each bounded by its 15 s deadline). */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.started = false;
-    clearTimeout(this.timer);
     clearInterval(this.pruner);
-    this.timer = undefined;
-    await this.running;
-  }
-
-  private tick(): Promise<unknown> {
-    if (!this.running) {
-      this.running = this.runDue()
-        .catch((error: unknown) => this.deps.log.error({ err: error }, 'webhook worker pass failed'))
-        .finally(() => {
-          this.running = undefined;
-          this.scheduleNext();
-        });
-    }
-    return this.running;
-  }
-
-  private scheduleNext(): void {
-    if (!this.started || this.stopping) return;
-    const delay = this.wakeRequested ? 0 : this.deps.pollMs;
-    this.wakeRequested = false;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delay);
-    this.timer.unref();
+    this.pruner = undefined;
+    await this.loop.stop();
   }
 
   private async attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow, owner: string, now: Date): Promise<void> {

@@ -2,6 +2,7 @@
 // (a body that is not JSON, a response that is not a feed) are returned as data, since errors lose their class on
 // the way back.
 
+import { type CsvTableLimits, type CsvTableOutcome, readCsvTable } from '../content/csv-table.js';
 import { sanitizeArticleHtml } from '../content/sanitize.js';
 import { type JsonParseOutcome, parseJsonBytes } from '../http/json-body.js';
 import { type CleanedEntry, cleanEntries, type EntrySource, type FeedReadOutcome, readFeedOutcome } from '../reader/index.js';
@@ -29,4 +30,9 @@ export function cleanFeedEntries(sources: EntrySource[]): CleanedEntry[] {
 /** A large JSON body parsed with the body parser's rules. */
 export function parseJson(input: { bytes: Uint8Array; maxItems?: Record<string, number> }): JsonParseOutcome {
   return parseJsonBytes(input.bytes, input.maxItems);
+}
+
+/** An uploaded CSV file read into its records (at most `limits.maxRecords` of them). */
+export function readCsv(input: { bytes: Uint8Array; limits: CsvTableLimits }): CsvTableOutcome {
+  return readCsvTable(asBuffer(input.bytes), input.limits);
 }

@@ -32,6 +32,8 @@ describe('CSRF protection on every dashboard form', () => {
     // The forms the dashboard has today; a new one is covered by the same hook, and must be added here.
     assert.deepEqual(routes.sort(), [
       '/leads',
+      '/leads/batches',
+      '/leads/batches/preview',
       '/publications/:app_id/clients',
       '/publications/:app_id/clients/:id/role',
       '/publications/:app_id/clients/add',

@@ -38,20 +38,21 @@ export function pageClient(app: FastifyInstance, options: { remoteAddress?: stri
   async function send(
     method: 'GET' | 'POST',
     url: string,
-    form?: Record<string, string | string[]>,
+    form?: Record<string, string | string[]> | MultipartBody,
     headers: Record<string, string> = {},
   ): Promise<PageResponse> {
-    const payload = form === undefined ? undefined : encodeForm(form);
+    const encoded =
+      form === undefined ? undefined : form instanceof MultipartBody ? form : { type: 'application/x-www-form-urlencoded', body: encodeForm(form) };
     const response = await app.inject({
       method,
       url,
       ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
       headers: {
         ...cookieHeader(),
-        ...(payload !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN } : {}),
+        ...(encoded !== undefined ? { 'content-type': encoded.type, origin: ORIGIN } : {}),
         ...headers,
       },
-      payload,
+      payload: encoded?.body,
     });
     remember(response);
     if (String(response.headers['content-type'] ?? '').startsWith('text/html')) lastPage = response.body;
@@ -69,6 +70,9 @@ export function pageClient(app: FastifyInstance, options: { remoteAddress?: stri
     /** Posts a form with the CSRF token of the last page (unless the form names its own `_csrf`). */
     post: (url: string, form: Record<string, string | string[]> = {}, headers?: Record<string, string>) =>
       send('POST', url, { _csrf: csrfIn(lastPage), ...form }, headers),
+    /** Posts a multipart form (a file upload) with the CSRF token of the last page. */
+    postMultipart: (url: string, fields: Record<string, string>, files: UploadedFile[] = []) =>
+      send('POST', url, new MultipartBody({ _csrf: csrfIn(lastPage), ...fields }, files)),
     /** Posts exactly these fields. */
     postRaw: (url: string, form: Record<string, string | string[]>, headers?: Record<string, string>) => send('POST', url, form, headers),
     get lastPage() {
@@ -78,6 +82,41 @@ export function pageClient(app: FastifyInstance, options: { remoteAddress?: stri
 }
 
 export type PageClient = ReturnType<typeof pageClient>;
+
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  content: Buffer;
+  type?: string;
+}
+
+/** A multipart/form-data body as a browser sends a form with a file input. */
+export class MultipartBody {
+  private readonly boundary = `----masthead-test-${Math.random().toString(16).slice(2)}`;
+  readonly body: Buffer;
+
+  constructor(fields: Record<string, string>, files: UploadedFile[]) {
+    const parts: Buffer[] = [];
+    for (const [name, value] of Object.entries(fields)) {
+      parts.push(Buffer.from(`--${this.boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    }
+    for (const file of files) {
+      parts.push(
+        Buffer.from(
+          `--${this.boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.filename}"\r\nContent-Type: ${file.type ?? 'text/csv'}\r\n\r\n`,
+        ),
+        file.content,
+        Buffer.from('\r\n'),
+      );
+    }
+    parts.push(Buffer.from(`--${this.boundary}--\r\n`));
+    this.body = Buffer.concat(parts);
+  }
+
+  get type(): string {
+    return `multipart/form-data; boundary=${this.boundary}`;
+  }
+}
 
 export function encodeForm(form: Record<string, string | string[]>): string {
   const params = new URLSearchParams();

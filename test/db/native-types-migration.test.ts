@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { type Dialect, openStorage, parseBool, parseTimestamptz, type Storage } from '../../src/db/connection.js';
 import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.js';
 import { LeadQueries } from '../../src/leads/queries.js';
-import { claimDueFeeds } from '../../src/portal/feeds/queries.js';
+import { FeedQueries } from '../../src/portal/feeds/queries.js';
 import { WebhookQueries } from '../../src/webhooks/queries.js';
 import { client, createOwner, createPublication, createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/app.js';
 import { PORTAL } from '../helpers/portal.js';
@@ -65,6 +65,11 @@ const NUMBER_COLUMNS = new Set([
   'lead_jobs.account_id',
   'lead_jobs.user_id',
   'lead_jobs.attempts',
+  'lead_jobs.batch_position',
+  'lead_batches.account_id',
+  'lead_batches.user_id',
+  'lead_batches.total',
+  'lead_batches.accepted',
   'idempotency_keys.account_id',
   'idempotency_keys.status_code',
   'lead_usage.account_id',
@@ -103,6 +108,7 @@ const FLAGS = [
 const JOB_DONE = '6f1d2f38-9f1e-4c1b-8d0a-1f2e3d4c5b6a';
 const JOB_QUEUED = '7a2e3f49-0a2f-4d2c-9e1b-2a3f4e5d6c7b';
 const JOB_HELD = '8b3f4a5a-1b3a-4e3d-8f2c-3b4a5f6e7d8c';
+const BATCH = '9c4a5b6b-2c4b-4f4e-9a3d-4c5b6a7f8e9d';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 interface Seeded {
@@ -181,12 +187,27 @@ async function seed(storage: Storage): Promise<Seeded> {
       ...stamps,
     })
     .execute();
+  await db
+    .insertInto('lead_batches')
+    .values({
+      id: BATCH,
+      account_id: owner.accountId,
+      user_id: owner.userId,
+      name: 'list.csv',
+      total: 2,
+      accepted: 2,
+      not_accepted: '[]',
+      created_at: at,
+    })
+    .execute();
   const job = { account_id: owner.accountId, user_id: owner.userId, first_name: 'Ada', last_name: 'Lovelace', domain: 'zeppelin.example.com' };
   // One row at a time: SQLite has no DEFAULT in a VALUES list, so Kysely would fill a row's missing columns with null.
   const jobs = [
     {
       ...job,
       id: JOB_DONE,
+      batch_id: BATCH,
+      batch_position: 1,
       email: 'ada@zeppelin.example.com',
       status: 'completed',
       email_subject: 'S',
@@ -203,6 +224,8 @@ async function seed(storage: Storage): Promise<Seeded> {
     {
       ...job,
       id: JOB_QUEUED,
+      batch_id: BATCH,
+      batch_position: 2,
       email: 'bob@zeppelin.example.com',
       status: 'pending',
       run_async: 1,
@@ -313,6 +336,8 @@ async function apiView(app: FastifyInstance, seeded: Seeded): Promise<Record<str
   await read('feed', `${PORTAL}/rss_feeds/${seeded.appId}/${seeded.feedId}`);
   for (const id of [JOB_DONE, JOB_QUEUED, JOB_HELD]) await read(`job ${id}`, `/api/client/jobs/${id}`);
   await read('jobs', '/api/client/jobs');
+  await read('batch', `/api/client/lead-batches/${BATCH}`);
+  await read('batches', '/api/client/lead-batches');
   await read('webhooks', WEBHOOKS);
   for (const id of seeded.endpointIds) await read(`webhook ${id}`, `${WEBHOOKS}/${id}`);
   await read('deliveries', `${WEBHOOKS}/${seeded.endpointIds[0]}/deliveries`);
@@ -349,7 +374,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       storage = openStorage(database.url);
-      await migrateUpTo(storage.db, storage.dialect, '013_article_search_column');
+      await migrateUpTo(storage.db, storage.dialect, '014_lead_batches');
       seeded = await seed(storage);
       const old = await startApp(storage, database.url);
       try {
@@ -487,6 +512,7 @@ for (const dialect of DIALECTS) {
       const job = now[`job ${JOB_DONE}`] as Record<string, unknown>;
       assert.match(JSON.stringify(job), /2026-11-25T10:36:01\.123Z/);
       assert.match(JSON.stringify(now[`webhook ${seeded.endpointIds[1]}`]), /"enabled":false/);
+      assert.equal((now.batch as { batch: { created_at: string } }).batch.created_at, '2026-11-25T10:36:01.123Z');
     });
 
     it('reads rows as before: ISO 8601 text with milliseconds, flags as 0/1', async () => {
@@ -524,8 +550,9 @@ for (const dialect of DIALECTS) {
       );
 
       const stale = '2026-11-25T00:00:00.000Z';
-      assert.deepEqual(await claimDueFeeds(storage.db, storage.dialect, '2026-11-25T10:59:59.999Z', stale, 10), []);
-      const feeds = await claimDueFeeds(storage.db, storage.dialect, '2026-11-25T11:00:00.000Z', stale, 10);
+      const feedQueries = new FeedQueries(storage.db, storage.dialect);
+      assert.deepEqual(await feedQueries.claimDue('2026-11-25T10:59:59.999Z', stale, 10), []);
+      const feeds = await feedQueries.claimDue('2026-11-25T11:00:00.000Z', stale, 10);
       assert.deepEqual(
         feeds.map((feed) => [feed.id, feed.job_started_at, feed.active]),
         [[seeded.feedId, '2026-11-25T11:00:00.000Z', 1]],

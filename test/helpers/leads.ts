@@ -111,19 +111,24 @@ export async function startInstances(dialect: Dialect, count: number, env: Recor
  * Another instance's lead worker on the same database, wired as the app wires it (wireLeadDomain) but with the lease
  * the test gives: with the app started with LEAD_WORKER=false, the jobs the app queues are run by these workers only.
  */
-export function startLeadWorker(instance: { config: Config; storage: Storage; app: FastifyInstance }, worker: NonNullable<LeadDomainDeps['worker']>) {
+export function startLeadWorker(
+  instance: { config: Config; storage: Storage; app: FastifyInstance },
+  worker: NonNullable<LeadDomainDeps['worker']>,
+  extra: Pick<LeadDomainDeps, 'mailServers' | 'onJobEnded' | 'onBatchCompleted'> & { checkMx?: boolean } = {},
+) {
   const { config } = instance;
   const fetcher = createSafeFetcher({ allow: config.outboundAllow, userAgent: RESEARCH_USER_AGENT });
   const llm = config.llm.baseUrl ? createLlmClient({ baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, model: config.llm.model }) : undefined;
   const leads = wireLeadDomain({
     storage: instance.storage,
-    settings: { ...config.leads, worker: true },
+    settings: { ...config.leads, worker: true, checkMx: extra.checkMx ?? config.leads.checkMx },
     companySiteUrl: config.companySiteUrl,
     fetcher,
     llm,
     mailer: undefined,
     log: instance.app.log,
     worker,
+    ...extra,
   });
   leads.start();
   return {

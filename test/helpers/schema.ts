@@ -15,6 +15,7 @@ export const ALL_MIGRATIONS = [
   '010_feed_url_unique',
   '011_webhooks',
   '013_article_search_column',
+  '014_lead_batches',
   '015_postgres_native_types',
 ];
 
@@ -40,6 +41,7 @@ export const ALL_TABLES = [
   'company_profiles',
   'idempotency_keys',
   'lead_usage',
+  'lead_batches',
   'webhook_endpoints',
   'webhook_deliveries',
   'webhook_attempts',

@@ -172,14 +172,22 @@ describe('OpenAPI and docs', () => {
     }
   });
 
-  it('documents the lead API: its three operations, its answers and the error shape of its failures', async () => {
+  it('documents the lead API: its operations, its answers and the error shape of its failures', async () => {
     const doc = (await client(t.app).get('/openapi.json')).body;
     const lead = Object.fromEntries(
       Object.entries<Record<string, unknown>>(doc.paths)
         .filter(([path]) => path.startsWith('/api/client') && !path.startsWith('/api/client/webhooks'))
         .map(([path, operations]) => [path, Object.keys(operations).sort()]),
     );
-    assert.deepEqual(lead, { '/api/client/process-lead': ['post'], '/api/client/jobs': ['get'], '/api/client/jobs/{id}': ['get'] });
+    assert.deepEqual(lead, {
+      '/api/client/process-lead': ['post'],
+      '/api/client/jobs': ['get'],
+      '/api/client/jobs/{id}': ['get'],
+      '/api/client/lead-batches': ['get', 'post'],
+      '/api/client/lead-batches/{id}': ['get'],
+      '/api/client/lead-batches/{id}/results.json': ['get'],
+      '/api/client/lead-batches/{id}/results.csv': ['get'],
+    });
     const webhooks = Object.fromEntries(
       Object.entries<Record<string, unknown>>(doc.paths)
         .filter(([path]) => path.startsWith('/api/client/webhooks'))
@@ -201,7 +209,7 @@ describe('OpenAPI and docs', () => {
       processLead.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'idempotency-key' && parameter.in === 'header'),
     );
     const jobs = doc.paths['/api/client/jobs'].get;
-    assert.deepEqual(jobs.parameters.map((parameter: { name: string }) => parameter.name).sort(), ['limit', 'page', 'status']);
+    assert.deepEqual(jobs.parameters.map((parameter: { name: string }) => parameter.name).sort(), ['batch', 'limit', 'page', 'status']);
   });
 
   it('serves the interactive reference at /docs/', async () => {

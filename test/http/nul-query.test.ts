@@ -30,6 +30,9 @@ for (const dialect of DIALECTS) {
       // The routes with a querystring schema today; a new one is covered by the same hook, and belongs here.
       assert.deepEqual([...declared.keys()].sort(), [
         '/api/client/jobs',
+        '/api/client/lead-batches',
+        '/api/client/lead-batches/:id',
+        '/api/client/lead-batches/:id/results.csv',
         '/api/client/webhooks/:id/deliveries',
         `${PORTAL}/articles/:app_id`,
         `${PORTAL}/articles/:app_id/page/:page`,

@@ -96,7 +96,9 @@ describe('built-in generator without a template', () => {
     assert.match(email.subject, /Acme Robotics/);
   });
 
-  it('falls back to the product description, and to the domain when the name is unknown', () => {
+  it('says what the company does only from its description, never from the product text; the domain names an unnamed company', () => {
+    // The product description is the page's headlines and first lines (on an article, a news story), not a
+    // statement of what the company does: without a usable description the email says nothing about it.
     const email = generateBuiltinEmail(
       facts({
         company: {
@@ -107,9 +109,14 @@ describe('built-in generator without a template', () => {
       }),
     );
     assertClean(email);
-    assert.match(email.body, /“Cloud backup for dental clinics\.”/);
+    assert.doesNotMatch(email.body, /Cloud backup|“|website|what you do/i);
     assert.match(email.body, /acme-robotics\.com/);
     assert.doesNotMatch(email.body, /Welcome to our website|Read more/);
+    const described = generateBuiltinEmail(
+      facts({ company: { description: 'Cloud backup for dental clinics.', product_description: 'Breaking: a merger.' } }),
+    );
+    assert.match(described.body, /Cloud backup for dental clinics\./);
+    assert.doesNotMatch(described.body, /merger/);
   });
 
   it('condenses a long description to its main clause, without trailing junk', () => {

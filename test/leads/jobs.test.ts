@@ -44,6 +44,7 @@ for (const dialect of DIALECTS) {
       );
       const job = body.jobs[0];
       assert.deepEqual(Object.keys(job).sort(), [
+        'batch_id',
         'completed_at',
         'created_at',
         'domain',

@@ -16,21 +16,19 @@ import {
   queryText,
   text,
 } from '../forms.js';
-import { html, linkUrl, type SafeHtml } from '../html.js';
-import { badge, checkboxes, csrfInput, emailView, errorSummary, field, type FormErrors, notice, pager, select, table, when } from '../layout.js';
+import { html, linkUrl } from '../html.js';
+import { badge, checkboxes, csrfInput, emailView, errorSummary, field, type FormErrors, notice, pager, select, when } from '../layout.js';
 import { noticeOf } from '../notices.js';
 import type { DashboardOptions } from '../options.js';
 import { render } from '../render.js';
 import { ownerPrincipal, viewerOf } from '../session.js';
+import { jobPath, jobsTable, leadTabs, liveRegion, RUNNING } from '../lead-views.js';
 
 const JOBS_PER_PAGE = 20;
 const RECENT_JOBS = 5;
-/** How often a page showing running jobs asks for their news. */
-const LIVE_SECONDS = 1;
 
 const LABELS = { firstName: 'First name', lastName: 'Last name', email: 'Email', templateId: 'Template' };
 const STATUS_FILTERS = ['pending', 'processing', 'scraping', 'generating', 'sending', 'completed', 'failed', 'rejected'] as const;
-const RUNNING = new Set<string>(['pending', 'scraping', 'generating', 'sending']);
 
 const STATUS_TEXT: Record<JobView['status'], string> = {
   pending: 'Waiting for a worker.',
@@ -41,43 +39,6 @@ const STATUS_TEXT: Record<JobView['status'], string> = {
   failed: 'Failed.',
   rejected: 'Refused: not a business email address.',
 };
-
-const jobPath = (id: string) => `/leads/jobs/${id}`;
-
-function leadTabs(current: 'try' | 'jobs'): SafeHtml {
-  const tabs = [
-    { key: 'try', label: 'Try it', href: '/leads' },
-    { key: 'jobs', label: 'Jobs', href: '/leads/jobs' },
-  ] as const;
-  return html`<nav aria-label="Leads"><ul class="tabs">${tabs.map(
-    (tab) => html`<li><a href="${tab.href}"${tab.key === current ? html` aria-current="page"` : ''}>${tab.label}</a></li>`,
-  )}</ul></nav>`;
-}
-
-/**
- * A part of a page that follows running work: while `live`, the script fetches the page again every few seconds
- * and swaps this element for its new version (no reload, focus and scroll kept), and stops once it comes back
- * without the attribute. Without JavaScript, reloading the page shows the same.
- */
-function liveRegion(id: string, live: boolean, content: SafeHtml): SafeHtml {
-  return html`<div id="${id}"${live ? html` data-live-seconds="${LIVE_SECONDS}"` : ''}>${content}</div>`;
-}
-
-function jobsTable(jobs: JobView[], caption: string): SafeHtml {
-  return table(
-    ['Lead', 'Email', 'Status', 'Created', 'Ended'],
-    jobs.map(
-      (job) => html`<tr>
-<td class="title"><a href="${jobPath(job.id)}">${job.first_name} ${job.last_name}</a></td>
-<td class="mono">${job.email}</td>
-<td>${badge(job.status)}</td>
-<td>${when(job.created_at)}</td>
-<td>${when(job.completed_at)}</td>
-</tr>`,
-    ),
-    caption,
-  );
-}
 
 interface LeadForm {
   firstName: string;

@@ -31,6 +31,7 @@ export const TIMESTAMP_COLUMNS: Record<string, string[]> = {
   lead_jobs: ['lease_until', 'created_at', 'updated_at', 'scraping_at', 'generating_at', 'sending_at', 'completed_at'],
   company_profiles: ['fetched_at', 'expires_at'],
   idempotency_keys: ['created_at', 'expires_at', 'renewed_at'],
+  lead_batches: ['created_at', 'completed_at'],
   webhook_endpoints: ['previous_secret_until', 'failing_since', 'disabled_at', 'created_at', 'updated_at'],
   webhook_deliveries: ['next_attempt_at', 'lease_until', 'last_attempt_at', 'created_at', 'updated_at', 'delivered_at'],
   webhook_attempts: ['attempted_at'],

@@ -118,9 +118,10 @@ function writeEmail(facts: LeadFacts): GeneratedEmail {
     ),
   );
 
-  const whatTheyDo =
-    condenseDescription(facts.company.description, { companyName: company, maxChars: CLAUSE_CHARS }) ??
-    condenseDescription(facts.company.product_description, { companyName: company, maxChars: CLAUSE_CHARS });
+  // What the company does comes only from its description (what its Organization, its home page or its about page
+  // says of it). The product description is the page's headlines and first lines, which may be anything, even a
+  // news story: without a description the email says nothing about what the company does.
+  const whatTheyDo = condenseDescription(facts.company.description, { companyName: company, maxChars: CLAUSE_CHARS });
   const sectors = industries(facts).slice(0, 2).map(lowerFirst); // "Logistics" → "logistics", "SaaS" stays
 
   const paragraphs: string[] = [];
@@ -150,8 +151,8 @@ function opening(company: string, domain: string, whatTheyDo: string | undefined
     ]);
   }
   if (isEnglishStatementAbout(company, whatTheyDo)) {
-    // "Acme builds …" reads as a statement of its own.
-    return `I was reading about your work, and I saw that ${endSentence(whatTheyDo)}`;
+    // "Acme builds …" reads as a statement of its own; the name is written as the company writes it.
+    return `I was reading about your work, and I saw that ${endSentence(company + whatTheyDo.slice(company.length))}`;
   }
   const quoted = `“${endSentence(whatTheyDo)}”`;
   return pick([

@@ -4,6 +4,8 @@ import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
 import type { JsonObject } from './jsonld.js';
 import { normalizeKeywords, salientWords } from './keywords.js';
 import { companyLabel, nameFromTitle } from './name.js';
+import { copyrightHolders, nameFromEvidence, isBareDomainLabel, nameFromTitleWithEvidence } from './company-name.js';
+import type { NameEvidence } from './company-name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
 import { truncate } from '../../content/text.js';
@@ -13,7 +15,7 @@ import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_PRODUCT_DESCRIPTION_LENGTH
 
 // Company facts from one HTML page. Pure: no I/O, the same output for the same input.
 
-export type NameSource = 'json-ld' | 'og:site_name' | 'application-name' | 'json-ld-website' | 'title';
+export type NameSource = 'json-ld' | 'og:site_name' | 'application-name' | 'json-ld-website' | 'title' | 'page-text';
 
 export interface ExtractOptions {
   /** The company's domain, to choose among names and links (default: the page's host). */
@@ -34,6 +36,13 @@ export type ExtractedCompany = Partial<CompanyProfile> & {
   nameSource?: NameSource;
   /** Same-site pages linked from this one that describe the company (about first, then products), best first. */
   relatedPages: string[];
+  /** The about pages among relatedPages. */
+  aboutPages: string[];
+  /**
+   * True when the page is a dated article (a blog post, news story or press release) rather than a page about the
+   * company: its text says what happened, not what the company does, so it gives no description.
+   */
+  article: boolean;
 };
 
 const MAX_HTML_LENGTH = 5_000_000;
@@ -252,6 +261,91 @@ export function joinPieces(pieces: string[], max: number): string | null {
   return truncate(sentences.join(' '), max);
 }
 
+const LOGO_HINT = /logo|brand/i;
+const MAX_EVIDENCE_TEXT = 200_000;
+
+/** What the page says of its owner, for choosing and spelling the company name (see company-name.ts). */
+function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) => string | undefined, title: string): NameEvidence {
+  const clean = (value: string | undefined) => (value ? cleanText(value, MAX_NAME_LENGTH * 2) : '');
+  const isHome = (href: string | undefined) => {
+    const url = absoluteHttpUrl(href, base);
+    return url !== undefined && /^\/(?:index\.\w+)?$/i.test(new URL(url).pathname);
+  };
+  const logoTexts: string[] = [];
+  $('img').each((_, el) => {
+    const node = $(el);
+    const link = node.closest('a');
+    const hint = `${node.attr('class') ?? ''} ${node.attr('id') ?? ''} ${node.attr('src') ?? ''} ${node.attr('alt') ?? ''}`;
+    if (!LOGO_HINT.test(hint) && !(link.length > 0 && isHome(link.attr('href')))) return;
+    logoTexts.push(clean(node.attr('alt')), clean(node.attr('title')), clean(link.attr('title')));
+  });
+  $('area[href], a[href][title]').each((_, el) => {
+    const node = $(el);
+    if (isHome(node.attr('href'))) logoTexts.push(clean(node.attr('title')), clean(node.attr('alt')));
+  });
+
+  $('script, style, noscript, template').remove();
+  const bodyText = ($('body').text() || $.root().text()).slice(0, MAX_EVIDENCE_TEXT);
+  const copyright = metaValue('copyright') ?? '';
+  const author = clean(metaValue('author'));
+  const holders = [
+    ...copyrightHolders(copyright),
+    ...(copyright && !/[©]|copyright|powered by/i.test(copyright) ? [clean(copyright)] : []),
+    ...copyrightHolders(bodyText),
+    author,
+  ].filter((text) => text !== '');
+  return {
+    strong: [...holders, clean(metaValue('dc.title')), ...logoTexts].filter((text) => text !== ''),
+    holders,
+    // A description that only repeats the title ("Callows Audio") backs no reading of it.
+    descriptions: [metaValue('description'), metaValue('og:description'), metaValue('twitter:description')]
+      .map(clean)
+      .filter((text) => text !== '' && matchKey(text) !== matchKey(title)),
+    headings: $('h1')
+      .slice(0, 5)
+      .map((_, el) => clean($(el).text()))
+      .get()
+      .filter(Boolean),
+    text: [metaValue('og:title'), metaValue('twitter:title'), bodyText].filter(Boolean).join('\n'),
+    body: $('body').text().slice(0, MAX_EVIDENCE_TEXT),
+    links: $('a[href]')
+      .slice(0, MAX_ANCHORS)
+      .map((_, el) => $(el).attr('href') ?? '')
+      .get(),
+  };
+}
+
+/**
+ * Whether the page is a dated article rather than a page about the company: a top-level JSON-LD Article (or
+ * NewsArticle, BlogPosting...), an article:published_time, a permalink with a date in its path (/2015/06/08/), or
+ * og:type "article" on a page whose own URL is not its site's root (themes tag home pages "article" too).
+ */
+function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticle: boolean, page: URL): boolean {
+  if (jsonLdArticle) return true;
+  const first = (key: string) =>
+    meta
+      .get(key)
+      ?.find((value) => value.trim() !== '')
+      ?.trim();
+  if (first('article:published_time') || first('og:article:published_time')) return true;
+  const own = absoluteHttpUrl(first('og:url') ?? $('link[rel~=canonical]').first().attr('href'), page);
+  if (!own) return false;
+  const path = new URL(own).pathname;
+  if (/\/(?:19|20)\d{2}\/(?:0?[1-9]|1[0-2])\//.test(path)) return true;
+  return (first('og:type') ?? '').toLowerCase() === 'article' && !/^\/(?:index\.\w+)?$/i.test(path);
+}
+
+/**
+ * Whether a description says something: not a template's unfilled placeholder ("$metaDescriptionE", "{{ desc }}")
+ * and not only the page's title again ("Latest News" as title and description).
+ */
+function describes(description: string, title: string): boolean {
+  if (/^[$%][\w.]+$|\{\{|\}\}|^\[[\w\s]+\]$/.test(description)) return false;
+  // A shop template's fields left empty around a page label (" : Contact Us - ") describe nothing.
+  if (/^[:|–—-]|\s[:|–—-]$/u.test(description.trim())) return false;
+  return matchKey(description) !== matchKey(cleanText(title, MAX_DESCRIPTION_LENGTH));
+}
+
 function orgField(org: JsonObject | undefined, key: string): unknown {
   return org ? org[key] : undefined;
 }
@@ -274,26 +368,36 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     .filter((_, el) => /ld\+json/i.test($(el).attr('type') ?? ''))
     .map((_, el) => $(el).text())
     .get();
-  const { organization: org, website } = readJsonLd(scripts, domain);
+  const { organization: org, website, article: jsonLdArticle } = readJsonLd(scripts, domain);
 
   // Name: the first source that has one; metadata names may carry a tagline too ("Acme | Widgets").
   const title = $('title')
     .filter((_, el) => $(el).parents('svg').length === 0)
     .first()
     .text();
+  const evidence = nameEvidence($, base, metaValue, title);
   const nameSources: Array<[NameSource, string | undefined]> = [
     ['json-ld', firstString(orgField(org, 'name')) ?? firstString(orgField(org, 'legalName'))],
     ['og:site_name', metaValue('og:site_name')],
     ['application-name', metaValue('application-name')],
     ['json-ld-website', firstString(website?.['name'])],
     ['title', title],
+    ['title', metaValue('og:title')],
+    ['title', metaValue('twitter:title')],
   ];
   let name: string | null = null;
   let nameSource: NameSource | undefined;
   for (const [source, value] of nameSources) {
     if (!value) continue;
     const plain = cleanText(value, MAX_NAME_LENGTH * 2);
-    const chosen = source === 'title' ? nameFromTitle(plain, domain) : (nameFromTitle(plain, domain) ?? plain);
+    // A site name that only repeats the domain ("acmewidgets") is left for the page's own spelling of it.
+    if (source !== 'json-ld' && isBareDomainLabel(plain, domain)) continue;
+    const chosen =
+      source === 'title'
+        ? nameFromTitleWithEvidence(plain, domain, evidence)
+        : source === 'json-ld'
+          ? plain
+          : (nameFromTitle(plain, domain) ?? plain);
     const bounded = chosen ? cleanText(chosen, MAX_NAME_LENGTH) : '';
     if (bounded !== '') {
       name = bounded;
@@ -301,12 +405,26 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
       break;
     }
   }
+  if (name === null) {
+    const spelled = nameFromEvidence(domain, evidence);
+    if (spelled) {
+      name = cleanText(spelled, MAX_NAME_LENGTH);
+      nameSource = 'page-text';
+    }
+  }
 
-  const description =
-    cleanOrNull(metaValue('description'), MAX_DESCRIPTION_LENGTH) ??
-    cleanOrNull(metaValue('og:description', 'twitter:description'), MAX_DESCRIPTION_LENGTH) ??
-    cleanOrNull(firstString(orgField(org, 'description')), MAX_DESCRIPTION_LENGTH) ??
-    cleanOrNull(firstString(website?.['description']), MAX_DESCRIPTION_LENGTH);
+  const article = isDatedArticle($, meta, jsonLdArticle, page);
+  // What the company does: what its Organization says of it, else the page's own description; never an article's.
+  const description = article
+    ? null
+    : ([
+        firstString(orgField(org, 'description')),
+        metaValue('description'),
+        metaValue('og:description', 'twitter:description'),
+        firstString(website?.['description']),
+      ]
+        .map((value) => cleanOrNull(value, MAX_DESCRIPTION_LENGTH))
+        .find((value): value is string => value !== null && describes(value, title)) ?? null);
 
   const logoImg = $('img')
     .filter((_, el) => {
@@ -359,8 +477,10 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     });
   const links = pickSocialLinks(socialCandidates, [name ?? '', companyLabel(domain)]);
   const relatedPages = [...new Set([...about, ...products])].slice(0, 5);
+  const aboutPages = relatedPages.filter((url) => about.includes(url));
 
-  const product_description = leadText($, name);
+  // An article's headline and first lines are news, not the company's products.
+  const product_description = article ? null : leadText($, name);
 
   const declaredKeywords = normalizeKeywords([
     ...stringList(metaValue('keywords')),
@@ -381,6 +501,8 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     links: { website: page.href, ...links },
     language,
     relatedPages,
+    aboutPages,
+    article,
   };
   if (name && nameSource) {
     result.name = name;

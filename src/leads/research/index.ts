@@ -53,13 +53,17 @@ function describeFailure(url: string, err: unknown): { text: string; final: bool
   return { text: `${url}: network (the request failed)`, final: false };
 }
 
-function mergeProfile(domain: string, home: ExtractedCompany, extra: ExtractedCompany | undefined): CompanyProfile {
+/**
+ * One profile from the home page and the related page read after it. What the company does comes from the home
+ * page, or from an about page when the home page says nothing of it; never from a products page or an article.
+ */
+function mergeProfile(domain: string, home: ExtractedCompany, extra: ExtractedCompany | undefined, extraIsAbout: boolean): CompanyProfile {
   const fallback = profileFromDomain(domain);
   const { website: _extraWebsite, ...extraSocial } = extra?.links ?? { website: null };
   const productPieces = [home.product_description, extra?.product_description].filter((p): p is string => !!p);
   return {
     name: home.name ?? extra?.name ?? fallback.name,
-    description: home.description ?? extra?.description ?? null,
+    description: home.description ?? (extraIsAbout && extra && !extra.article ? extra.description : null),
     product_description: joinPieces(productPieces, MAX_PRODUCT_DESCRIPTION_LENGTH),
     industry: home.industry.length > 0 ? home.industry : (extra?.industry ?? []),
     logo: home.logo ?? extra?.logo ?? null,
@@ -127,7 +131,7 @@ export async function researchCompany(domain: string, deps: ResearchDeps): Promi
     }
   }
 
-  const profile = mergeProfile(host, homeFacts, extra);
+  const profile = mergeProfile(host, homeFacts, extra, related !== undefined && homeFacts.aboutPages.includes(related));
   profile.links.website = home.url;
   const outcome: ResearchOutcome = { profile, fallbackReason: null, fetchedUrls };
   if (warnings.length > 0) outcome.warnings = warnings;

@@ -48,7 +48,12 @@ const ORGANIZATION_TYPE_SUFFIX = /^\w+(?:Organization|Organisation|Corporation|B
 export interface JsonLdFacts {
   organization: JsonObject | undefined;
   website: JsonObject | undefined;
+  /** True when the page itself is an article: a top-level Article, NewsArticle, BlogPosting or the like. */
+  article: boolean;
 }
+
+// Article, NewsArticle, BlogPosting, LiveBlogPosting, ScholarlyArticle, TechArticle, Report's kin...
+const ARTICLE_TYPE = /(?:Article|BlogPosting)$/;
 
 /** JSON.parse, then once more with raw control characters (newlines inside strings, a common error) made spaces. */
 function parseLenient(text: string): unknown {
@@ -86,9 +91,10 @@ interface Found {
   order: number;
 }
 
-function collect(scripts: string[]): { organizations: Found[]; websites: Found[] } {
+function collect(scripts: string[]): { organizations: Found[]; websites: Found[]; article: boolean } {
   const organizations: Found[] = [];
   const websites: Found[] = [];
+  let article = false;
   let visited = 0;
   const visit = (value: unknown, depth: number): void => {
     if (depth > MAX_DEPTH || visited > MAX_NODES || value === null || typeof value !== 'object') return;
@@ -98,6 +104,7 @@ function collect(scripts: string[]): { organizations: Found[]; websites: Found[]
       return;
     }
     const node = value as JsonObject;
+    if (depth === 0 && typesOf(node).some((t) => ARTICLE_TYPE.test(t))) article = true;
     if (isOrganization(node)) organizations.push({ node, depth, order: visited });
     else if (typesOf(node).includes('WebSite')) websites.push({ node, depth, order: visited });
     for (const [key, child] of Object.entries(node)) {
@@ -108,7 +115,7 @@ function collect(scripts: string[]): { organizations: Found[]; websites: Found[]
   for (const script of scripts.slice(0, MAX_SCRIPTS)) {
     if (script.length <= MAX_SCRIPT_LENGTH) visit(parseLenient(script), 0);
   }
-  return { organizations, websites };
+  return { organizations, websites, article };
 }
 
 function hostOf(value: unknown): string | undefined {
@@ -125,7 +132,7 @@ function hostOf(value: unknown): string | undefined {
  * nodes whose url or name match the domain before others, a node that has a name before one that has not.
  */
 export function readJsonLd(scripts: string[], domain: string): JsonLdFacts {
-  const { organizations, websites } = collect(scripts);
+  const { organizations, websites, article } = collect(scripts);
   const score = ({ node, depth }: Found): number => {
     let total = depth <= 1 ? 4 : 0;
     const host = hostOf(node['url']) ?? hostOf(node['@id']);
@@ -135,7 +142,7 @@ export function readJsonLd(scripts: string[], domain: string): JsonLdFacts {
     return total;
   };
   const best = (found: Found[]) => found.reduce<Found | undefined>((a, b) => (a === undefined || score(b) > score(a) ? b : a), undefined)?.node;
-  return { organization: best(organizations), website: best(websites) };
+  return { organization: best(organizations), website: best(websites), article };
 }
 
 /** A string property that may be a string, a language-tagged value or a list of them. */

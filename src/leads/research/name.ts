@@ -50,7 +50,7 @@ export function profileFromDomain(domain: string): CompanyProfile {
   };
 }
 
-const LEGAL_FORMS =
+export const LEGAL_FORMS =
   /\s*,?\s+\b(?:inc|incorporated|llc|ltd|limited|plc|corp|corporation|co|company|gmbh|ag|kg|se|sa|sas|sarl|srl|spa|bv|nv|ab|as|oy|kk|pty|group|holding|holdings)\.?$/i;
 
 /** How well a piece of text names the company of `domain`: 0 (not at all) to 100 (exactly). */
@@ -82,35 +82,51 @@ function scoreAgainst(text: string, domainKey: string): number {
       .join(''),
   );
   if (initials.length >= 2 && initials === domainKey) return 60;
+  // The legal form written into the domain ("abacusllc.com" for "Abacus Solutions, LLC"): the name's first words
+  // spell the rest of the domain and the name ends with the same form.
+  const form = DOMAIN_LEGAL_SUFFIX.exec(domainKey)?.[1];
+  if (form) {
+    const stem = domainKey.slice(0, -form.length);
+    const words = text.split(/[\s,]+/).filter(Boolean);
+    if (stem.length >= 3 && key.startsWith(stem) && matchKey(words[words.length - 1] ?? '') === form) return 60;
+  }
   return 0;
 }
 
+const DOMAIN_LEGAL_SUFFIX = /(llc|inc|ltd|corp|gmbh|plc|lda)$/;
+
 // A title's parts: "Acme — The best widgets", "Home | Acme", "Acme: widgets", "Acme - Start".
 // « and » are quotes in many languages (ООО «Завод»), separators only between spaces.
-const TITLE_SEPARATORS = /\s+[-–—~/:»«|·•]\s+|\s*[|·•–—]\s*|:\s+/u;
-const GENERIC_TITLE_PARTS = new RegExp(
+const TITLE_SEPARATORS = /\s+[-–—~/:»«|·•]\s+|\s*-{2,}\s*|\s*[|·•–—]\s*|\s*::\s*|:\s+/u;
+export const GENERIC_TITLE_PARTS = new RegExp(
   '^(?:home|home ?page|start|start ?page|startseite|accueil|inicio|início|welcome|willkommen|bienvenue|bienvenido|' +
     'benvenuto|official (?:web)?site|offizielle (?:web)?seite|site officiel|sitio oficial|index|main page|' +
     'about|about us|über uns|ueber uns|unternehmen|company|à propos|a propos|qui sommes-nous|sobre nosotros|' +
     'chi siamo|over ons|products|produkte|produits|services|leistungen|solutions|contact|contact us|kontakt|' +
+    'projects|testimonials|reviews|blog|news|gallery|faq|careers|jobs|team|our team|staff|' +
     'トップページ|トップ|ホーム|首页|主页|главная|главная страница|홈)$',
   'iu',
 );
-const WELCOME_PREFIX = /^(?:welcome to|willkommen bei|willkommen auf|bienvenue (?:chez|sur|à)|bienvenido a|benvenuti (?:da|su|in))\s+/iu;
+export const WELCOME_PREFIX = /^(?:welcome to|willkommen bei|willkommen auf|bienvenue (?:chez|sur|à)|bienvenido a|benvenuti (?:da|su|in))\s+/iu;
 const MAX_TITLE_NAME_WORDS = 6;
 const MAX_TITLE_NAME_CHARS = 60;
+
+/** A title's parts, without "Welcome to" and without the parts that only name the page ("Home", "About us"). */
+export function titleParts(title: string): string[] {
+  const text = collapseWhitespace(title);
+  if (text === '') return [];
+  return text
+    .split(TITLE_SEPARATORS)
+    .map((part) => part.replace(WELCOME_PREFIX, '').trim())
+    .filter((part) => part !== '' && !GENERIC_TITLE_PARTS.test(part));
+}
 
 /**
  * The company name inside a page title, or null when the title is only a tagline. Of a title's parts, the one
  * that matches the domain best wins; without a match, the shortest part that is not "Home" or the like.
  */
 export function nameFromTitle(title: string, domain: string): string | null {
-  const text = collapseWhitespace(title);
-  if (text === '') return null;
-  const parts = text
-    .split(TITLE_SEPARATORS)
-    .map((part) => part.replace(WELCOME_PREFIX, '').trim())
-    .filter((part) => part !== '' && !GENERIC_TITLE_PARTS.test(part));
+  const parts = titleParts(title);
   if (parts.length === 0) return null;
 
   let best: { part: string; score: number } | undefined;

@@ -262,14 +262,14 @@ function withCategories({ category_list: list, ...row }: ArticleRow & { category
   return { ...row, categories: pairs.map(([id, name]) => ({ id, name })) };
 }
 
-/** Writes run inside a transaction, so they take the transaction's handle (the feeds' synchronization writes articles in its own). */
-export async function insertArticle(db: Kysely<Database>, values: NewArticle, categoryIds: number[]): Promise<number> {
+/** Writes run inside a transaction, so they take the transaction's handle (ArticleQueries built on it: see transaction). */
+async function insertArticle(db: Kysely<Database>, values: NewArticle, categoryIds: number[]): Promise<number> {
   const { id } = await db.insertInto('articles').values(values).returning('id').executeTakeFirstOrThrow();
   await setArticleCategories(db, id, categoryIds);
   return id;
 }
 
-export async function updateArticle(db: Kysely<Database>, id: number, changes: ArticleChanges, categoryIds: number[] | undefined): Promise<void> {
+async function updateArticle(db: Kysely<Database>, id: number, changes: ArticleChanges, categoryIds: number[] | undefined): Promise<void> {
   await db.updateTable('articles').set(changes).where('id', '=', id).execute();
   if (categoryIds !== undefined) {
     await db.deleteFrom('article_categories').where('article_id', '=', id).execute();

@@ -2,12 +2,10 @@
 // in one transaction, and the bookkeeping of the schedule (next sync, failures in a row, Retry-After, deactivation).
 // Used by the manual synchronize and by the scheduler alike.
 
-import type { Kysely } from 'kysely';
-import type { Database, RssFeedRow } from '../../db/types.js';
-import type { ArticleQueries } from '../articles/queries.js';
+import type { RssFeedRow } from '../../db/types.js';
 import { type FeedSyncOutcome, type DomainMetrics, NO_METRICS } from '../../infra/metrics.js';
 import { nowIso } from '../../time.js';
-import { feedCategoryIds, feedHoldingUrl, isUniqueViolation } from './queries.js';
+import { type FeedQueries, isUniqueViolation } from './queries.js';
 import {
   contentIntervalMinutes,
   DEACTIVATE_AFTER_FAILURES,
@@ -57,10 +55,15 @@ export interface FeedRunOutcome {
   result: SyncResultView;
 }
 
+/** The articles' upkeep after an import (ArticleQueries.refreshStatistics). */
+export interface ArticleStatistics {
+  refreshStatistics(added: number): Promise<void>;
+}
+
 export class FeedRunner {
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly articles: Pick<ArticleQueries, 'refreshStatistics'>,
+    private readonly queries: FeedQueries,
+    private readonly articles: ArticleStatistics,
     private readonly source: FeedSource,
     readonly settings: ScheduleSettings,
     /** Told of every run's outcome (webhooks publish feed.synchronized and feed.failed). Must not throw. */
@@ -93,8 +96,8 @@ export class FeedRunner {
     try {
       const fetched = await fetchFeed(this.source, feed.url, { etag: feed.etag, lastModified: feed.last_modified });
       // The entries the import writes are cleaned in worker threads first, outside the transaction.
-      if (fetched.feed) await cleanEntriesForImport(this.db, feed, fetched.feed.entries, this.source.reader);
-      const categoryIds = (await feedCategoryIds(this.db, [feed.id])).get(feed.id) ?? [];
+      if (fetched.feed) await cleanEntriesForImport(this.queries, feed, fetched.feed.entries, this.source.reader);
+      const categoryIds = (await this.queries.categoryIds([feed.id])).get(feed.id) ?? [];
       const headers = fetched.response.headers;
       const contentMinutes = fetched.feed
         ? contentIntervalMinutes(fetched.feed.entries, fetched.feed.ttlMinutes, now, this.settings)
@@ -103,37 +106,31 @@ export class FeedRunner {
       // The URL the permanent redirects led to: another feed of the publication may hold it (both moved to one URL,
       // or this one is a duplicate kept from before 010), and then this one imports nothing rather than everything twice.
       const url = normalizeFeedUrl(fetched.permanentUrl);
-      await this.db.transaction().execute(async (trx) => {
-        const holder = await feedHoldingUrl(trx, feed.publication_id, url, feed.id);
+      await this.queries.transaction(async (writes) => {
+        const holder = await writes.feeds.holdingUrl(feed.publication_id, url, feed.id);
         if (holder) throw new HeldUrl(feed, url, holder.id);
-        let finished;
+        let leased;
         try {
-          finished = await trx
-            .updateTable('rss_feeds')
-            .set({
-              url,
-              normalized_url: url,
-              etag: fetched.feed ? (headers.etag ?? null) : feed.etag,
-              last_modified: fetched.feed ? (headers['last-modified'] ?? null) : feed.last_modified,
-              imported_at: nowIso(),
-              job_status: 'completed',
-              last_error: null,
-              consecutive_failures: 0,
-              sync_interval_minutes: contentMinutes,
-              next_sync_at: nextSync.toISOString(),
-              retry_not_before: null,
-            })
-            .where('id', '=', feed.id)
-            .where('job_id', '=', jobId)
-            .where('job_status', '=', 'running')
-            .executeTakeFirst();
+          leased = await writes.feeds.endLeasedRun(feed.id, jobId, {
+            url,
+            normalized_url: url,
+            etag: fetched.feed ? (headers.etag ?? null) : feed.etag,
+            last_modified: fetched.feed ? (headers['last-modified'] ?? null) : feed.last_modified,
+            imported_at: nowIso(),
+            job_status: 'completed',
+            last_error: null,
+            consecutive_failures: 0,
+            sync_interval_minutes: contentMinutes,
+            next_sync_at: nextSync.toISOString(),
+            retry_not_before: null,
+          });
         } catch (error) {
           // Two feeds moving to one URL at the same moment: the unique index stops the later.
           if (isUniqueViolation(error)) throw new HeldUrl(feed, url, undefined);
           throw error;
         }
-        if (Number(finished.numUpdatedRows) === 0) throw new LeaseLost();
-        if (fetched.feed) Object.assign(result, await importEntries(trx, feed, categoryIds, fetched.feed.entries));
+        if (!leased) throw new LeaseLost();
+        if (fetched.feed) Object.assign(result, await importEntries(writes, feed, categoryIds, fetched.feed.entries));
         else result.not_modified = true;
       });
       if (result.imported > 0) await this.articles.refreshStatistics(result.imported);
@@ -158,18 +155,13 @@ export class FeedRunner {
     const failures = feed.consecutive_failures + 1;
     const retryNotBefore = retryAfter === undefined ? undefined : new Date(now.getTime() + retryAfter * 1000);
     const deactivate = feed.active === 1 && failures >= DEACTIVATE_AFTER_FAILURES;
-    await this.db
-      .updateTable('rss_feeds')
-      .set({
-        job_status: 'failed',
-        last_error: deactivate ? `${message} (deactivated after ${failures} failed synchronizations in a row)` : message,
-        consecutive_failures: failures,
-        next_sync_at: nextSyncAfterFailure(now, failures, this.settings, retryNotBefore).toISOString(),
-        retry_not_before: retryNotBefore?.toISOString() ?? null,
-        ...(deactivate ? { active: 0 } : {}),
-      })
-      .where('id', '=', feed.id)
-      .where('job_id', '=', jobId)
-      .execute();
+    await this.queries.recordFailedRun(feed.id, jobId, {
+      job_status: 'failed',
+      last_error: deactivate ? `${message} (deactivated after ${failures} failed synchronizations in a row)` : message,
+      consecutive_failures: failures,
+      next_sync_at: nextSyncAfterFailure(now, failures, this.settings, retryNotBefore).toISOString(),
+      retry_not_before: retryNotBefore?.toISOString() ?? null,
+      ...(deactivate ? { active: 0 } : {}),
+    });
   }
 }

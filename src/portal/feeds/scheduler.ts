@@ -1,11 +1,9 @@
 // Background synchronization: every poll, each instance leases the runs of due feeds in SQL (queries.ts,
-// claimDueFeeds) and runs them a few at a time. The database is the only queue: with several instances on one
+// FeedQueries.claimDue) and runs them a few at a time. The database is the only queue: with several instances on one
 // PostgreSQL each due feed is run by exactly one of them.
 
-import type { Kysely } from 'kysely';
-import type { Dialect } from '../../db/connection.js';
-import type { Database } from '../../db/types.js';
-import { claimDueFeeds, STALE_RUN_MS } from './queries.js';
+import { PollLoop } from '../../infra/poll-loop.js';
+import { type FeedQueries, STALE_RUN_MS } from './queries.js';
 import type { FeedRunner } from './runner.js';
 import type { SyncResultView } from './schemas.js';
 
@@ -33,22 +31,20 @@ const DEFAULT_POLL_MS = 30_000;
 const DEFAULT_CONCURRENCY = 4;
 
 export class FeedScheduler {
-  private readonly pollMs: number;
   private readonly concurrency: number;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private started = false;
-  private stopping = false;
-  private wakeRequested = false;
+  private readonly loop: PollLoop;
 
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
+    private readonly queries: FeedQueries,
     private readonly runner: FeedRunner,
     private readonly options: SchedulerOptions = {},
   ) {
-    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.loop = new PollLoop({
+      pass: () => this.runDue(),
+      intervalMs: options.pollMs ?? DEFAULT_POLL_MS,
+      onError: (error) => this.options.logger?.error({ err: error }, 'feed scheduler pass failed'),
+    });
   }
 
   /**
@@ -58,8 +54,8 @@ export class FeedScheduler {
   async runDue(now: Date = new Date()): Promise<ScheduledRun[]> {
     const runs: ScheduledRun[] = [];
     const stale = new Date(Date.now() - STALE_RUN_MS).toISOString();
-    while (!this.stopping) {
-      const claimed = await claimDueFeeds(this.db, this.dialect, now.toISOString(), stale, this.concurrency);
+    while (!this.loop.stopping) {
+      const claimed = await this.queries.claimDue(now.toISOString(), stale, this.concurrency);
       if (claimed.length === 0) break;
       const results = await Promise.all(
         claimed.map(async (feed) => {
@@ -91,53 +87,18 @@ export class FeedScheduler {
     return runs;
   }
 
-  /** One pass of the loop, never overlapping another on this instance. */
-  tick(now?: Date): Promise<unknown> {
-    if (!this.running) {
-      this.running = this.runDue(now)
-        .catch((error: unknown) => this.options.logger?.error({ err: error }, 'feed scheduler pass failed'))
-        .finally(() => {
-          this.running = undefined;
-          this.scheduleNext();
-        });
-    }
-    return this.running;
-  }
-
-  /** Starts the timer loop: a pass now, then one every poll interval. */
+  /** Starts the loop: a pass now, then one every poll interval. */
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.stopping = false;
-    void this.tick();
+    this.loop.start();
   }
 
   /** Asks for a pass as soon as possible (a synchronize was queued); nothing when the loop is not started. */
   wake(): void {
-    if (!this.started || this.stopping) return;
-    if (this.running) {
-      this.wakeRequested = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    void this.tick();
+    this.loop.wake();
   }
 
   /** Stops the loop and waits for the runs in progress to finish (their leases are released properly). */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.started = false;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
-  }
-
-  private scheduleNext(): void {
-    if (!this.started || this.stopping) return;
-    const delay = this.wakeRequested ? 0 : this.pollMs;
-    this.wakeRequested = false;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delay);
-    this.timer.unref();
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -1,21 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Principal } from '../../accounts/service.js';
-import type { Database, Publication, RssFeedRow } from '../../db/types.js';
+import type { Publication, RssFeedRow } from '../../db/types.js';
 import { AppError, conflict, invalidField, notFound } from '../../errors.js';
 import { nowIso, toPortalTimestamp } from '../../time.js';
 import type { PublicationService } from '../publications/service.js';
-import {
-  claimFeedRun,
-  feedCategoryIds,
-  feedHoldingUrl,
-  findFeed,
-  insertFeed,
-  listFeeds,
-  queueFeedRun,
-  setFeedCategories,
-  STALE_RUN_MS,
-} from './queries.js';
+import { type FeedQueries, type RssFeedChanges, STALE_RUN_MS } from './queries.js';
 import { emptyResult, type FeedRunner } from './runner.js';
 import type { RssFeedCreateInput, RssFeedUpdateInput, RssFeedView, SyncResultView } from './schemas.js';
 import { FeedReadError, type FeedSource, locateFeed } from './sync.js';
@@ -23,7 +12,7 @@ import { normalizeFeedUrl } from './feed-url.js';
 
 export class FeedService {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly queries: FeedQueries,
     private readonly publications: PublicationService,
     private readonly source: FeedSource,
     private readonly runner: FeedRunner,
@@ -33,7 +22,7 @@ export class FeedService {
 
   async list(principal: Principal, appId: string): Promise<RssFeedView[]> {
     const { publication } = await this.publications.access(principal, appId);
-    return this.present(await listFeeds(this.db, publication.id));
+    return this.present(await this.queries.list(publication.id));
   }
 
   async get(principal: Principal, appId: string, id: number): Promise<RssFeedView> {
@@ -67,8 +56,8 @@ export class FeedService {
     const storedUrl = normalizeFeedUrl(fetched.permanentUrl);
     if (storedUrl !== url) await this.refuseHeldUrl(publication, storedUrl, url);
     const now = nowIso();
-    const row = await this.db.transaction().execute(async (trx) => {
-      const inserted = await insertFeed(trx, {
+    const row = await this.queries.transaction(async ({ feeds }) => {
+      const inserted = await feeds.insert({
         publication_id: publication.id,
         url: storedUrl,
         normalized_url: storedUrl,
@@ -93,7 +82,7 @@ export class FeedService {
       });
       // Another create of the same URL got there first, while this one was fetching.
       if (!inserted) return undefined;
-      await setFeedCategories(trx, inserted.id, categoryIds);
+      await feeds.setCategories(inserted.id, categoryIds);
       return inserted;
     });
     if (!row) {
@@ -108,7 +97,7 @@ export class FeedService {
     const current = await this.find(publication, id);
     if (input.category_ids !== undefined) await this.checkCategories(publication, input.category_ids);
     const now = nowIso();
-    const changes: Partial<RssFeedRow> = { updated_at: now };
+    const changes: RssFeedChanges = { updated_at: now };
     if (input.active === true && current.active === 0) {
       // Switched back on (by hand, or after the scheduler gave up on it): a fresh start, due at once.
       changes.consecutive_failures = 0;
@@ -120,9 +109,9 @@ export class FeedService {
     for (const flag of ['active', 'import_source', 'import_author', 'auto_publish', 'show_related_articles'] as const) {
       if (input[flag] !== undefined) changes[flag] = input[flag] ? 1 : 0;
     }
-    await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('rss_feeds').set(changes).where('id', '=', id).execute();
-      if (input.category_ids !== undefined) await setFeedCategories(trx, id, input.category_ids);
+    await this.queries.transaction(async ({ feeds }) => {
+      await feeds.update(id, changes);
+      if (input.category_ids !== undefined) await feeds.setCategories(id, input.category_ids);
     });
     return this.presentOne(await this.find(publication, id));
   }
@@ -131,14 +120,9 @@ export class FeedService {
   async remove(principal: Principal, appId: string, id: number): Promise<void> {
     const { publication } = await this.publications.access(principal, appId, 'manage_content');
     await this.find(publication, id);
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('articles')
-        .set({ rss_feed_id: null })
-        .where('rss_feed_id', '=', id)
-        .where('publication_id', '=', publication.id)
-        .execute();
-      await trx.deleteFrom('rss_feeds').where('id', '=', id).where('publication_id', '=', publication.id).execute();
+    await this.queries.transaction(async ({ feeds }) => {
+      await feeds.unlinkArticles(publication.id, id);
+      await feeds.delete(publication.id, id);
     });
   }
 
@@ -162,25 +146,25 @@ export class FeedService {
     }
     const stale = new Date(Date.parse(now) - STALE_RUN_MS).toISOString();
     if (options.queue) {
-      const queued = await queueFeedRun(this.db, id, randomUUID(), now, stale);
+      const queued = await this.queries.queueRun(id, randomUUID(), now, stale);
       if (!queued) throw conflict(`RSS feed ${id} is being synchronized already`);
       this.onQueued();
       return emptyResult(queued.job_id!, 'pending');
     }
-    const claimed = await claimFeedRun(this.db, id, randomUUID(), now, stale);
+    const claimed = await this.queries.claimRun(id, randomUUID(), now, stale);
     if (!claimed) throw conflict(`RSS feed ${id} is being synchronized already`);
     return this.runner.run(claimed);
   }
 
   private async find(publication: Publication, id: number): Promise<RssFeedRow> {
-    const row = await findFeed(this.db, publication.id, id);
+    const row = await this.queries.find(publication.id, id);
     if (!row) throw notFound(`RSS feed ${id}`);
     return row;
   }
 
   /** A conflict when a feed of the publication holds `normalizedUrl`; `requested` is the URL asked for, when it differs. */
   private async refuseHeldUrl(publication: Publication, normalizedUrl: string, requested?: string): Promise<void> {
-    const holder = await feedHoldingUrl(this.db, publication.id, normalizedUrl);
+    const holder = await this.queries.holdingUrl(publication.id, normalizedUrl);
     if (holder) throw heldUrlConflict(normalizedUrl, holder.id, requested);
   }
 
@@ -191,10 +175,7 @@ export class FeedService {
   }
 
   private async present(rows: RssFeedRow[]): Promise<RssFeedView[]> {
-    const categories = await feedCategoryIds(
-      this.db,
-      rows.map((row) => row.id),
-    );
+    const categories = await this.queries.categoryIds(rows.map((row) => row.id));
     return rows.map((row) => presentFeed(row, categories.get(row.id) ?? []));
   }
 

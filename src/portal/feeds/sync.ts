@@ -1,11 +1,9 @@
 // Fetching a feed through the safe fetcher (finding it first when the URL is an HTML page) and importing its
 // entries as articles, in one transaction.
 
-import type { Kysely } from 'kysely';
-import type { ArticleChanges, Database, NewArticle, RssFeedRow } from '../../db/types.js';
+import type { ArticleChanges, NewArticle, RssFeedRow } from '../../db/types.js';
 import { FetchError, type SafeFetchResponse } from '../../net/safe-fetch.js';
 import { nowIso } from '../../time.js';
-import { insertArticle, updateArticle } from '../articles/queries.js';
 import {
   contentHash,
   type FeedEntry,
@@ -18,7 +16,7 @@ import {
   type NormalizedFeed,
 } from '../../reader/index.js';
 import { slicer } from '../../workers/slices.js';
-import { type ImportedEntry, importedEntries } from './queries.js';
+import type { FeedQueries, FeedWrites, ImportedEntry } from './queries.js';
 import { retryAfterSeconds } from './schedule.js';
 
 export type FeedFetch = (url: string, options: { headers?: Record<string, string>; signal?: AbortSignal }) => Promise<SafeFetchResponse>;
@@ -214,37 +212,26 @@ interface EntryIdentity {
   entry_hash: string;
 }
 
-function databaseWrites(trx: Kysely<Database>, feed: RssFeedRow, categoryIds: number[]): ImportWrites {
+function databaseWrites({ feeds, articles }: FeedWrites, feed: RssFeedRow, categoryIds: number[]): ImportWrites {
   // A thousand entries written in one transaction: on SQLite every statement answers at once, so without turns
   // the whole transaction would hold the event loop.
   const turn = slicer();
   return {
     async setCriterion(criterion) {
-      await trx.updateTable('rss_feeds').set({ entry_key_criterion: criterion }).where('id', '=', feed.id).execute();
+      await feeds.setEntryKeyCriterion(feed.id, criterion);
     },
     async rekey(previous, entry) {
-      await trx
-        .updateTable('feed_entries')
-        .set({ entry_key: entry.key, entry_link: entry.link ?? null })
-        .where('id', '=', previous.id)
-        .execute();
+      await feeds.updateEntry(previous.id, { entry_key: entry.key, entry_link: entry.link ?? null });
     },
     async insert(article, identity, hash, now) {
-      const id = await insertArticle(trx, article, categoryIds);
-      await trx
-        .insertInto('feed_entries')
-        .values({ feed_id: feed.id, ...identity, article_id: id, content_hash: hash, synced_at: now })
-        .execute();
+      const id = await articles.insert(article, categoryIds);
+      await feeds.insertEntry({ feed_id: feed.id, ...identity, article_id: id, content_hash: hash, synced_at: now });
       await turn();
       return id;
     },
     async update(previous, changes, identity, hash, now) {
-      await updateArticle(trx, previous.article_id, changes, undefined);
-      await trx
-        .updateTable('feed_entries')
-        .set({ ...identity, content_hash: hash, synced_at: now })
-        .where('id', '=', previous.id)
-        .execute();
+      await articles.update(previous.article_id, changes, undefined);
+      await feeds.updateEntry(previous.id, { ...identity, content_hash: hash, synced_at: now });
       await turn();
     },
   };
@@ -258,13 +245,8 @@ const NO_WRITES: ImportWrites = {
 };
 
 /** Writes new and changed entries; run inside a transaction so that a failure leaves nothing half-imported. */
-export async function importEntries(
-  trx: Kysely<Database>,
-  feed: RssFeedRow,
-  categoryIds: number[],
-  entries: NormalizedEntry[],
-): Promise<ImportCounts> {
-  return applyEntries(feed, entries, await importedEntries(trx, feed.id), databaseWrites(trx, feed, categoryIds));
+export async function importEntries(writes: FeedWrites, feed: RssFeedRow, categoryIds: number[], entries: NormalizedEntry[]): Promise<ImportCounts> {
+  return applyEntries(feed, entries, await writes.feeds.importedEntries(feed.id), databaseWrites(writes, feed, categoryIds));
 }
 
 /**
@@ -276,13 +258,13 @@ export async function importEntries(
  * still finds not cleaned (the stored entries changed meanwhile) is cleaned there.
  */
 export async function cleanEntriesForImport(
-  db: Kysely<Database>,
+  queries: Pick<FeedQueries, 'importedEntries'>,
   feed: RssFeedRow,
   normalized: NormalizedEntry[],
   reader: FeedReader,
 ): Promise<void> {
   const entries = feedEntries(normalized);
-  const stored = await importedEntries(db, feed.id);
+  const stored = await queries.importedEntries(feed.id);
   for (let round = 0; round < 4; round += 1) {
     const missing = new Set<FeedEntry>();
     for (const entry of entries) entry.collectInto(missing);

@@ -1,0 +1,397 @@
+import { collapseWhitespace } from '../../content/text.js';
+import { matchKey } from './clean-text.js';
+import { companyLabel, domainMatchScore, GENERIC_TITLE_PARTS, LEGAL_FORMS, registrableDomain, titleParts } from './name.js';
+
+// The company name from what a whole page shows, not from one tag: a title's parts are checked against the domain
+// and against what else the page says of its owner (logo text, copyright line, author, description), and a
+// one-word domain is split where the page's own text writes it in words ("acmewidgets.com" → "Acme Widgets").
+
+/** What a page says about who owns it, gathered by extractCompany. */
+export interface NameEvidence {
+  /** Texts that name the owner on purpose: meta author and copyright, DC.title, logo alt and title, copyright lines. */
+  strong: string[];
+  /** Who the copyright lines and the author meta tag name. */
+  holders: string[];
+  /** The page's descriptions (meta, OpenGraph, Twitter). */
+  descriptions: string[];
+  /** First-level headings. */
+  headings: string[];
+  /** Everything else a reader sees (body text, other meta content), searched for the domain written as words. */
+  text: string;
+  /** Link targets (href values): their slugs and handles ("skin-by-lovely", "SkinByLovely") spell the domain too. */
+  links: string[];
+  /** The body text alone (no copies of the title): a name the page's own text uses backs a title's reading of it. */
+  body?: string;
+}
+
+const bodyKeys = new WeakMap<NameEvidence, string>();
+
+function bodyKey(evidence: NameEvidence): string {
+  let key = bodyKeys.get(evidence);
+  if (key === undefined) {
+    key = phraseKey(evidence.body ?? '');
+    bodyKeys.set(evidence, key);
+  }
+  return key;
+}
+
+export const NO_EVIDENCE: NameEvidence = { strong: [], holders: [], descriptions: [], headings: [], text: '', links: [] };
+
+/** Words that end a company name ("Bare Bones Consulting"), kept after the words that spell the domain. */
+const COMPANY_WORDS = new Set([
+  'consulting',
+  'consultants',
+  'group',
+  'firm',
+  'partners',
+  'associates',
+  'solutions',
+  'services',
+  'systems',
+  'company',
+  'studio',
+  'studios',
+  'labs',
+  'agency',
+  'products',
+  'productions',
+  'industries',
+  'international',
+  'holdings',
+  'technologies',
+  'enterprises',
+  'ventures',
+  'capital',
+]);
+const LEGAL_FORM_WORD =
+  /^(?:inc|incorporated|llc|llp|ltd|limited|plc|corp|corporation|co|gmbh|ag|kg|se|sa|sas|sarl|srl|spa|bv|nv|ab|as|oy|kk|pty)\.?,?$/i;
+/** Legal forms written before the name (ООО «Завод», 株式会社サクラ精機), dropped when comparing. */
+const LEGAL_PREFIX = /^(?:ооо|оао|зао|пао|ао|株式会社|有限会社)\s*/iu;
+/** Page words a title part may carry around the name: "Contact Balise Collision Repair", "Win Pearl. Testimonials". */
+const PAGE_WORDS = '(?:contact(?:\\s+us)?|about(?:\\s+us)?|home|testimonials|reviews|blog|projects|gallery|faq|staff)';
+const LEADING_PAGE_WORDS = new RegExp(`^${PAGE_WORDS}\\s*[.:,]?\\s+(?=\\S)`, 'iu');
+const TRAILING_PAGE_WORDS = new RegExp(`(?<=\\S)\\s*[.:,]?\\s+${PAGE_WORDS}$`, 'iu');
+const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const MAX_SPAN_WORDS = 6;
+const MAX_TEXT_CHARS = 200_000;
+
+/** A comparison key that keeps word breaks: "H&S Solicitors, Ltd." → "h and s solicitors ltd". */
+export function phraseKey(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+function bareName(text: string): string {
+  return text
+    .replace(LEGAL_PREFIX, '')
+    .replace(LEGAL_FORMS, '')
+    .replace(/^[«"“„'‘]+|[»"”'’]+$/gu, '')
+    .trim();
+}
+
+function containsPhrase(haystack: string, needle: string): boolean {
+  if (needle === '') return false;
+  return ` ${haystack} `.includes(` ${needle} `);
+}
+
+/**
+ * How strongly the page backs a piece of a title as its owner's name: 3 when a logo, copyright line, author or
+ * site name says it, 2 when a description starts with it, 1 when a description or a heading mentions it, else 0.
+ * A description that is only the title again ("Latest News" twice) backs nothing; spacing is forgiven
+ * ("MDPWoodWorks & Design" is backed by "© MDP Woodworks & Design").
+ */
+export function corroboration(part: string, evidence: NameEvidence): number {
+  const keys = [...new Set([phraseKey(part), phraseKey(bareName(part))])].filter((key) => key !== '');
+  if (keys.length === 0) return 0;
+  const squashed = keys.map((key) => key.replace(/ /g, '')).filter((key) => key.length >= 3);
+  const mentions = (text: string) => {
+    const full = phraseKey(text);
+    const squash = full.replace(/ /g, '');
+    return keys.some((key) => containsPhrase(full, key)) || squashed.some((key) => squash === key || squash.startsWith(key));
+  };
+  // A description backs the part only when it says more than the part.
+  const longer = (text: string) => {
+    const full = phraseKey(text);
+    return !keys.includes(full) && full.split(' ').length > Math.max(...keys.map((key) => key.split(' ').length));
+  };
+  const startsWith = (text: string) => {
+    const full = phraseKey(text);
+    const squash = full.replace(/ /g, '');
+    return (
+      longer(text) &&
+      (keys.some((key) => full.startsWith(`${key} `) || (NO_SPACE_SCRIPT.test(key) && full.startsWith(key))) ||
+        squashed.some((key) => squash.startsWith(key)))
+    );
+  };
+  if (evidence.strong.some(mentions)) return 3;
+  if (evidence.descriptions.some(startsWith)) return 2;
+  if (evidence.descriptions.some((text) => longer(text) && mentions(text)) || evidence.headings.some(mentions)) return 1;
+  return 0;
+}
+
+/** "Thank you for your interest in Callows Audio!": the page's own text uses the title's longer form as a name. */
+function writtenInBody(part: string, evidence: NameEvidence): boolean {
+  const key = phraseKey(part);
+  return key.includes(' ') && containsPhrase(bodyKey(evidence), key);
+}
+
+/**
+ * The name a description starts with: its first words while they are capitalized ("First California Mortgage
+ * offers …" → "First California Mortgage"), joined by "&", "and", "of".
+ */
+export function leadingName(text: string): string | undefined {
+  const words = collapseWhitespace(text).split(' ');
+  const taken: string[] = [];
+  for (const word of words.slice(0, 8)) {
+    if (/^[\p{Lu}\p{N}]/u.test(word) || (taken.length > 0 && /^(?:&|and|of|de|du|von|und)$/i.test(word))) {
+      taken.push(word);
+      if (/[,;:.!?)]$/.test(word) && !/^(?:\p{L}\.)+$/u.test(word) && !LEGAL_FORM_WORD.test(word)) break;
+    } else break;
+  }
+  while (taken.length > 0 && /^(?:&|and|of|de|du|von|und)$/i.test(taken[taken.length - 1]!)) taken.pop();
+  const name = trimName(taken.join(' ').replace(/[,;:.!?]+$/u, ''));
+  return name === '' ? undefined : name;
+}
+
+/** Short texts that may be the owner's name: copyright holders, logo texts, author, the names descriptions start with. */
+function nameCandidates(evidence: NameEvidence): string[] {
+  const leading = evidence.descriptions.map(leadingName).filter((name): name is string => name !== undefined);
+  return [...evidence.holders, ...evidence.strong, ...leading].filter((text) => text.split(/\s+/).length <= 8);
+}
+
+/**
+ * The page's own name for the company that the domain abbreviates or spells ("Caltron Industries, Inc." for
+ * caltronind.com, "First California Mortgage" for firstcal.net), among the texts that name the owner; when
+ * `within` is given, only a name that the text contains.
+ */
+function relatedName(domain: string, evidence: NameEvidence, within?: string): string | undefined {
+  let best: { name: string; score: number } | undefined;
+  for (const candidate of nameCandidates(evidence)) {
+    if (within !== undefined && !containsPhrase(phraseKey(within), phraseKey(candidate))) continue;
+    const score = domainMatchScore(candidate, domain);
+    if (score >= 50 && (!best || score > best.score)) best = { name: candidate, score };
+  }
+  return best?.name;
+}
+
+interface Token {
+  text: string;
+  key: string;
+  /** The key with "&" read as "and" (H&S → hands). */
+  andKey: string;
+}
+
+function tokenize(text: string): Token[] {
+  return text
+    .split(/\s+/)
+    .map((raw) => {
+      const word = raw.replace(/^[^\p{L}\p{N}&]+/u, '').replace(/[^\p{L}\p{N}&.]+$/u, '');
+      // Initials keep their full stops ("R.S."); a sentence's full stop goes.
+      return /^(?:\p{L}\.)+$/u.test(word) ? word : word.replace(/\.+$/, '');
+    })
+    .filter((word) => word !== '')
+    .map((word) => ({ text: word, key: matchKey(word), andKey: matchKey(word.replace(/&/g, 'and')) }));
+}
+
+/** The run of words (start, end) whose letters spell `target`, or undefined. */
+function findSpan(tokens: Token[], target: string, minWords: number): [number, number] | undefined {
+  for (let start = 0; start < tokens.length; start++) {
+    let plain = '';
+    let withAnd = '';
+    for (let end = start; end < tokens.length && end - start < MAX_SPAN_WORDS; end++) {
+      plain += tokens[end]!.key;
+      withAnd += tokens[end]!.andKey;
+      if (plain === '' && withAnd === '') break;
+      if ((plain === target || withAnd === target) && end - start + 1 >= minWords) return [start, end];
+      if (!target.startsWith(plain) && !target.startsWith(withAnd)) break;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The words of `text` that spell the domain, with the company words and legal form that follow them:
+ * "Office Supplies at Office Depot" → "Office Depot", "Bare Bones Consulting" → "Bare Bones Consulting".
+ */
+export function domainSpan(text: string, domain: string, minWords = 1): string | undefined {
+  const target = matchKey(companyLabel(domain));
+  if (target === '') return undefined;
+  const tokens = tokenize(text);
+  const span = findSpan(tokens, target, minWords);
+  if (!span) return undefined;
+  let [start, end] = span;
+  if (start > 0 && /^the$/i.test(tokens[start - 1]!.text)) start--;
+  while (end + 1 < tokens.length && (COMPANY_WORDS.has(tokens[end + 1]!.key) || LEGAL_FORM_WORD.test(tokens[end + 1]!.text))) end++;
+  return trimName(
+    tokens
+      .slice(start, end + 1)
+      .map((token) => token.text)
+      .join(' '),
+  );
+}
+
+function trimName(name: string): string {
+  return name.replace(/[\s,;:–—-]+$/u, '').trim();
+}
+
+/** "Contact Balise Collision Repair" → "Balise Collision Repair"; "Win Pearl. Testimonials" → "Win Pearl". */
+function withoutPageWords(part: string): string {
+  const stripped = part.replace(LEADING_PAGE_WORDS, '').replace(TRAILING_PAGE_WORDS, '').trim();
+  return stripped === '' || GENERIC_TITLE_PARTS.test(stripped) ? part : stripped;
+}
+
+/**
+ * Who a copyright line names: "© 2004-2013 Masterpiece Tri-State. All Rights Reserved." → "Masterpiece Tri-State",
+ * "Copyright © 2012 by Office Depot, Inc. All rights reserved." → "Office Depot, Inc".
+ */
+export function copyrightHolders(text: string, max = 3): string[] {
+  const holders: string[] = [];
+  const notice = /(?:©|&copy;|\(c\)|\bcopyright\b)((?:[\s©]|\(c\)|\bcopyright\b|(?:19|20)\d{2}|[-–,.]|\bby\b)*)([^|\n©]{2,120})/giu;
+  for (const match of text.matchAll(notice)) {
+    let holder = match[2]!;
+    holder = holder.split(/\ball rights reserved\b|\bpowered by\b/i)[0]!;
+    // The notice's sentence ends at a full stop after a word of three letters or more ("Tri-State. All", not "R.S. Pressman").
+    const end = /(?<=[\p{L}\p{N}]{3,})\.\s+(?=\p{Lu})/u.exec(holder);
+    if (end && !LEGAL_FORM_WORD.test(holder.slice(0, end.index).split(/\s+/).pop() ?? '')) holder = holder.slice(0, end.index);
+    holder = collapseWhitespace(holder.replace(/(?:[\s,.;:–-]|(?:19|20)\d{2})+$/u, ''));
+    if (holder.length >= 2 && /\p{L}/u.test(holder) && !holders.includes(holder)) holders.push(holder);
+    if (holders.length >= max) break;
+  }
+  return holders;
+}
+
+/**
+ * The company name in a page title, judged with what the page says of itself. The part that matches the domain
+ * wins, cut to the words that spell the domain unless the page backs the longer form; without a match, the copyright
+ * holder or author when a part names them, else the part the page backs best. Null when no part is backed: a title
+ * of taglines and page names ("Land for sale | Colorado") names nobody.
+ */
+export function nameFromTitleWithEvidence(title: string, domain: string, evidence: NameEvidence): string | null {
+  const parts = titleParts(title).flatMap((part) => [...new Set([withoutPageWords(part), part])]);
+  if (parts.length === 0) return null;
+
+  let best: { part: string; score: number } | undefined;
+  for (const part of parts) {
+    const score = domainMatchScore(part, domain);
+    if (score > 0 && (!best || score > best.score)) best = { part, score };
+  }
+  if (best) {
+    const span = domainSpan(best.part, domain);
+    if (span) {
+      if (span === best.part) return best.part;
+      // The longer form only when the page backs it at least as well as the words that spell the domain.
+      const full = corroboration(best.part, evidence) || (writtenInBody(best.part, evidence) ? 1 : 0);
+      return full > 0 && full >= corroboration(span, evidence) ? best.part : span;
+    }
+    if (best.score >= 50) return best.part;
+    // The domain is only inside the part, not as whole words ("… at First California Mortgage" for firstcal.net).
+    return relatedName(domain, evidence, best.part) ?? best.part;
+  }
+
+  for (const holder of evidence.holders.filter((text) => text.length <= 80)) {
+    const key = phraseKey(bareName(holder));
+    if (key.split(' ').length >= 2 && parts.some((part) => containsPhrase(phraseKey(part), key))) return holder;
+  }
+
+  // A title of product names ("Car Loans | Car Finance") while the logo or copyright line names the domain's owner.
+  const owner = relatedName(domain, evidence);
+  if (owner) return withoutSiteSuffix(owner, domain);
+
+  const wordCount = (part: string) => part.split(/\s+/).length;
+  let backed: { part: string; strength: number } | undefined;
+  for (const part of parts) {
+    if (wordCount(part) > 8) continue;
+    const strength = corroboration(part, evidence);
+    if (strength === 0) continue;
+    if (!backed || strength > backed.strength || (strength === backed.strength && wordCount(part) < wordCount(backed.part))) {
+      backed = { part, strength };
+    }
+  }
+  return backed?.part ?? null;
+}
+
+function capitalizeWords(words: string[]): string {
+  const small = new Set(['by', 'and', 'of', 'the', 'for', 'at', 'in', 'on']);
+  return words
+    .map((word, i) => (i > 0 && small.has(word.toLowerCase()) ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join(' ');
+}
+
+/**
+ * The company name when no title names it, from what the page says of its owner: the domain written as words
+ * ("Peakview Roofing" in a description for peakviewroofing.com, "H&S Solicitors" for handssolicitors.co.uk), a logo
+ * or copyright name the domain abbreviates ("Caltron Industries, Inc." for caltronind.com), the domain in the body
+ * text, a "skin-by-lovely" link slug or a "SkinByLovely" handle. A brand written as one word ("OpenSesame") is
+ * taken as written.
+ */
+export function nameFromEvidence(domain: string, evidence: NameEvidence): string | undefined {
+  const name = spelledName(domain, evidence);
+  return name ? withoutSiteSuffix(name, domain) : name;
+}
+
+/**
+ * "BlueDogInk.com" in a copyright line is the site's address; the company is "BlueDogInk". Only for names found in
+ * the page text: a site name that keeps its ".com", as Booking.com does, comes from the title or og:site_name.
+ */
+function withoutSiteSuffix(name: string, domain: string): string {
+  const registrable = registrableDomain(domain);
+  const suffix = registrable.slice(registrable.indexOf('.'));
+  const stem = name.slice(0, name.length - suffix.length);
+  const spellsDomain = matchKey(stem) === matchKey(companyLabel(domain));
+  return suffix.startsWith('.') && name.toLowerCase().endsWith(suffix) && spellsDomain ? stem : name;
+}
+
+function spelledName(domain: string, evidence: NameEvidence): string | undefined {
+  const target = matchKey(companyLabel(domain));
+  if (target.length < 3) return undefined;
+  const named = [...evidence.strong, ...evidence.descriptions, ...evidence.headings];
+  for (const text of named) {
+    const span = domainSpan(text, domain, 2);
+    if (span) return span;
+  }
+  const related = relatedName(domain, evidence);
+  if (related) return related;
+  const texts = [...named, evidence.text.slice(0, MAX_TEXT_CHARS)];
+  const bodySpan = domainSpan(evidence.text.slice(0, MAX_TEXT_CHARS), domain, 2);
+  if (bodySpan) return bodySpan;
+  const tokens = links(evidence).flatMap((link) => link.split(/[/?#=&.:@]+/));
+  for (const token of tokens) {
+    const words = token.split(/[-_+]+/).filter(Boolean);
+    if (words.length < 2) continue;
+    const span = findSpan(
+      words.map((word) => ({ text: word, key: matchKey(word), andKey: matchKey(word) })),
+      target,
+      2,
+    );
+    if (span) return capitalizeWords(words.slice(span[0], span[1] + 1));
+  }
+  for (const token of tokens) {
+    if (matchKey(token) !== target) continue;
+    const words = token.split(/(?<=\p{Ll})(?=\p{Lu})/u);
+    if (words.length >= 2) return capitalizeWords(words);
+  }
+  for (const text of texts) {
+    const single = tokenize(text).find((token) => token.key === target && /\p{Ll}\p{Lu}|^\p{Lu}{2,}\p{Ll}/u.test(token.text));
+    if (single) return single.text;
+  }
+  return undefined;
+}
+
+function links(evidence: NameEvidence): string[] {
+  return evidence.links.slice(0, 2000);
+}
+
+/** A site name that is only the domain's label ("tampatelephoneandvoipsystems") says nothing the domain does not. */
+export function isBareDomainLabel(name: string, domain: string): boolean {
+  const text = name.trim();
+  if (/\s/.test(text) || text !== text.toLowerCase()) return false;
+  // A host name of the site ("zebra.acme.com", "www.acme.com") names the site, not the company.
+  const host = text.replace(/\.$/, '');
+  if (host === domain || host.endsWith(`.${domain}`)) return true;
+  return matchKey(text) === matchKey(companyLabel(domain));
+}
