@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../db/connection.js';
+import { timestampValue } from '../db/dialect-sql.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { Account, AccountTable, ApiKeyKind, Database, Publication, User, UserTable } from '../db/types.js';
 import { generateApiKey } from './keys.js';
@@ -263,7 +264,7 @@ export class SessionQueries {
       }
       const { rows } = await sql<{ id: number | string }>`
         insert into sign_in_failures (scope, failed_at)
-        select attempt.scope, cast(${at} as text)
+        select attempt.scope, ${timestampValue(this.dialect, at)}
         from (select cast(${scopes.email} as text) as scope union all select cast(${scopes.ip} as text) as scope) attempt
         where (select count(*) from sign_in_failures where scope = ${scopes.email} and failed_at > ${since}) < ${scopes.maxPerEmail}
           and (select count(*) from sign_in_failures where scope = ${scopes.ip} and failed_at > ${since}) < ${scopes.maxPerIp}

@@ -47,6 +47,8 @@ export const DEFAULT_POSTGRES_POOL: PostgresPoolSettings = {
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
+const BOOL_OID = 16;
+const TIMESTAMPTZ_OID = 1184;
 
 export function openStorage(databaseUrl: string, poolSettings: PostgresPoolSettings = DEFAULT_POSTGRES_POOL): Storage {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite';
@@ -142,12 +144,15 @@ function nameMarkedStatements(client: pg.PoolClient, names: Map<string, string>)
 }
 
 function openPostgresPool(connectionString: string, settings: PostgresPoolSettings, connectionLost: (error: Error) => void): pg.Pool {
-  // COUNT(*) and SUM() come back as int8/numeric; every such value here fits a JS number.
+  // COUNT(*) and SUM() come back as int8/numeric; every such value here fits a JS number. Timestamps (timestamptz,
+  // migration 015) and flags (boolean) read back as SQLite gives them: ISO 8601 text and 0/1 (see parseTimestamptz).
   const types = {
-    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      oid === INT8_OID || oid === NUMERIC_OID
-        ? (value: string) => Number(value)
-        : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+      if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+      if (oid === TIMESTAMPTZ_OID) return parseTimestamptz;
+      if (oid === BOOL_OID) return parseBool;
+      return pg.types.getTypeParser(oid, format as 'text');
+    }) as typeof pg.types.getTypeParser,
   };
   const statementNames = new Map<string, string>();
   const pool = new pg.Pool({
@@ -172,4 +177,26 @@ function openPostgresPool(connectionString: string, settings: PostgresPoolSettin
   });
   pool.on('error', () => undefined);
   return pool;
+}
+
+const parseDate = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (value: string) => Date | number;
+
+/** `2026-01-31 12:00:00.123+00` (ISO DateStyle, TimeZone UTC; microseconds optional): read without a Date. */
+const UTC_TIMESTAMP = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * A timestamptz as the ISO 8601 text the application has always stored and shown on both databases
+ * (`2026-01-31T12:00:00.123Z`, `Date#toISOString`'s form: milliseconds, UTC), whatever the session's TimeZone.
+ * Microseconds (never written by Masthead) are cut, as a Date would.
+ */
+export function parseTimestamptz(value: string): string {
+  const utc = UTC_TIMESTAMP.exec(value);
+  if (utc) return `${utc[1]}T${utc[2]}.${(utc[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  const date = parseDate(value);
+  return date instanceof Date && !Number.isNaN(date.getTime()) ? date.toISOString() : value;
+}
+
+/** A boolean as the 0/1 SQLite stores (and the application compares with). */
+export function parseBool(value: string): number {
+  return value === 't' ? 1 : 0;
 }

@@ -13,6 +13,7 @@ import * as feedUrlUnique from './migrations/010_feed_url_unique.js';
 import * as webhooks from './migrations/011_webhooks.js';
 import * as articleSearchColumn from './migrations/013_article_search_column.js';
 import * as leadBatches from './migrations/014_lead_batches.js';
+import * as postgresNativeTypes from './migrations/015_postgres_native_types.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '011_webhooks': webhooks,
   '013_article_search_column': articleSearchColumn,
   '014_lead_batches': leadBatches,
+  '015_postgres_native_types': postgresNativeTypes,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<MigrationResult[]> {

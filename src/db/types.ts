@@ -1,7 +1,9 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-// Timestamps are stored as ISO 8601 UTC text (`2026-01-31T12:00:00.000Z`) in both dialects: they sort as text
-// and read back identically from SQLite and PostgreSQL. Booleans are stored as 0/1 integers for the same reason.
+// Timestamps are ISO 8601 UTC text (`2026-01-31T12:00:00.000Z`) and flags 0/1 numbers to the application, on both
+// databases. SQLite stores them so (ISO text sorts as time). PostgreSQL stores timestamptz and boolean (migration
+// 015); its pool reads them back in these shapes (connection.ts) and takes ISO text and 1/0 as parameters for them.
+// Raw SQL that must name a flag or a timestamp outside a comparison or an assignment uses db/dialect-sql.ts.
 
 export interface AccountTable {
   id: Generated<number>;

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../db/connection.js';
+import { flagSet } from '../db/dialect-sql.js';
 import type { PlanName } from '../config.js';
 import type { CompanyProfileTable, Database, LeadJobStatus, LeadJobTable } from '../db/types.js';
 
@@ -149,7 +150,7 @@ export class LeadQueries {
         select j.id, j.account_id, j.seq, a.plan,
           row_number() over (partition by j.account_id order by j.seq) as place
         from lead_jobs j join accounts a on a.id = j.account_id
-        where j.run_async = 1
+        where ${flagSet(this.dialect, 'j.run_async')}
           and j.status in (${sql.join(UNFINISHED)})
           and (j.lease_until is null or j.lease_until < ${now})
       ) queued
@@ -177,7 +178,7 @@ export class LeadQueries {
       where id in (
         select id from lead_jobs
         where id in (${sql.join(ids)})
-          and run_async = 1
+          and ${flagSet(this.dialect, 'run_async')}
           and status in (${sql.join(UNFINISHED)})
           and (lease_until is null or lease_until < ${now})
         ${lock}

@@ -96,7 +96,10 @@ function toIso({ year, month, day, hour = '0', minute = '0', second = '0', fract
   if (day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
   const ms = fraction ? Math.round(Number(`0.${fraction}`) * 1000) : 0;
   const time = Date.UTC(year, month - 1, day, h, m, s, ms) - offset * 60_000;
-  return Number.isFinite(time) ? new Date(time).toISOString() : undefined;
+  const iso = Number.isFinite(time) ? new Date(time).toISOString() : undefined;
+  // Four-digit years in UTC only: an offset can carry 9999-12-31 into `+010000-...`, which sorts wrongly as text
+  // (SQLite) and is no timestamp PostgreSQL reads.
+  return iso?.length === 24 ? iso : undefined;
 }
 
 const TIME = String.raw`(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?`;

@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Dialect } from '../db/connection.js';
+import { flagSet } from '../db/dialect-sql.js';
 import type { Database, WebhookAttemptTable, WebhookDeliveryStatus, WebhookDeliveryTable, WebhookEndpointTable } from '../db/types.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>;
@@ -161,7 +162,7 @@ export class WebhookQueries {
         where status = 'pending'
           and next_attempt_at <= ${now}
           and (lease_until is null or lease_until < ${now})
-          and endpoint_id in (select id from webhook_endpoints where enabled = 1)
+          and endpoint_id in (select id from webhook_endpoints where ${flagSet(this.dialect, 'enabled')})
         order by next_attempt_at, id
         limit ${limit}
         ${lock}

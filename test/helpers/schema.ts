@@ -16,6 +16,7 @@ export const ALL_MIGRATIONS = [
   '011_webhooks',
   '013_article_search_column',
   '014_lead_batches',
+  '015_postgres_native_types',
 ];
 
 /** Every table the migrations create. */

@@ -28,6 +28,8 @@ describe('parseFeedDate', () => {
     ['Thu, 31 Feb 2003 00:00:00 GMT', undefined],
     ['2024-13-01', undefined],
     ['Tue, 10 Jun 2003 04:00:00 XYZ', undefined],
+    ['Fri, 31 Dec 9999 23:00:00 -0500', undefined], // year 10000 in UTC
+    ['Fri, 31 Dec 9999 18:00:00 -0500', '9999-12-31T23:00:00.000Z'],
     ['yesterday', undefined],
     ['', undefined],
   ];
