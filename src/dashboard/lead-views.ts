@@ -1,4 +1,5 @@
 import type { JobView } from '../leads/service.js';
+import type { TemplateService } from '../leads/templates/service.js';
 import { html, type SafeHtml } from './html.js';
 import { badge, table, when } from './layout.js';
 
@@ -46,4 +47,14 @@ export function jobsTable(jobs: JobView[], caption: string): SafeHtml {
     ),
     caption,
   );
+}
+
+/** The template choices of a lead form: the account's default (named), then each template. */
+export async function templateOptions(templates: TemplateService, accountId: number) {
+  const list = await templates.list(accountId);
+  const fallback = list.find((template) => template.is_default);
+  return [
+    { value: '', label: fallback ? `Account default (${fallback.name})` : 'Account default (none: the built-in generator)' },
+    ...list.map((template) => ({ value: template.id, label: template.name })),
+  ];
 }

@@ -10,7 +10,7 @@ import { MAX_BATCH_LEADS, MAX_BATCH_NAME_LENGTH, MAX_LEAD_FILE_BYTES } from '../
 import { type FormBody, formBody, pageNumber, problemsOf, queryText, text } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfInput, errorSummary, type FormErrors, notice, pager, select, table, when } from '../layout.js';
-import { jobsTable, leadTabs, liveRegion } from '../lead-views.js';
+import { jobsTable, leadTabs, liveRegion, templateOptions } from '../lead-views.js';
 import { noticeOf } from '../notices.js';
 import type { DashboardOptions } from '../options.js';
 import { render } from '../render.js';
@@ -56,22 +56,13 @@ function batchTitle(batch: BatchView): string {
   return batch.name ?? `Batch of ${when(batch.created_at)}`;
 }
 
-async function templateOptions(options: DashboardOptions, accountId: number) {
-  const templates = await options.templates.list(accountId);
-  const fallback = templates.find((template) => template.is_default);
-  return [
-    { value: '', label: fallback ? `Account default (${fallback.name})` : 'Account default (none: the built-in generator)' },
-    ...templates.map((template) => ({ value: template.id, label: template.name })),
-  ];
-}
-
 async function batchesPage(request: FastifyRequest, reply: FastifyReply, status: number, options: DashboardOptions, errors?: FormErrors) {
   const principal = ownerPrincipal(request);
   const page = pageNumber(queryText(request, 'page'));
   const [list, usage, templates] = await Promise.all([
     options.batches.list(principal, { limit: BATCHES_PER_PAGE, page }),
     options.leads.usage(principal.accountId, principal.plan),
-    templateOptions(options, principal.accountId),
+    templateOptions(options.templates, principal.accountId),
   ]);
   const running = list.batches.some((batch) => batch.status === 'processing');
   const { total } = list.pagination;
@@ -130,7 +121,7 @@ async function previewPage(request: FastifyRequest, reply: FastifyReply, options
   const principal = ownerPrincipal(request);
   const file = await options.batches.readFile(upload.bytes);
   const screened = await options.batches.screen(principal, file.rows);
-  const templates = await templateOptions(options, principal.accountId);
+  const templates = await templateOptions(options.templates, principal.accountId);
   const queued = Math.min(screened.accepted.length, screened.quotaLeft);
   const leads = screened.accepted.map(({ firstName, lastName, email }) => ({ firstName, lastName, email }));
   const name = upload.filename.slice(0, MAX_BATCH_NAME_LENGTH);

@@ -22,7 +22,7 @@ import { noticeOf } from '../notices.js';
 import type { DashboardOptions } from '../options.js';
 import { render } from '../render.js';
 import { ownerPrincipal, viewerOf } from '../session.js';
-import { jobPath, jobsTable, leadTabs, liveRegion, RUNNING } from '../lead-views.js';
+import { jobPath, jobsTable, leadTabs, liveRegion, RUNNING, templateOptions } from '../lead-views.js';
 
 const JOBS_PER_PAGE = 20;
 const RECENT_JOBS = 5;
@@ -74,16 +74,11 @@ function leadInput(form: LeadForm): { firstName: string; lastName: string; email
 async function tryPage(request: FastifyRequest, reply: FastifyReply, status: number, options: DashboardOptions, form?: LeadForm) {
   const principal = ownerPrincipal(request);
   const viewer = viewerOf(request);
-  const [templates, usage, recent] = await Promise.all([
-    options.templates.list(principal.accountId),
+  const [templateChoices, usage, recent] = await Promise.all([
+    templateOptions(options.templates, principal.accountId),
     options.leads.usage(principal.accountId, principal.plan),
     options.leads.listJobs(principal, { limit: RECENT_JOBS, page: 1 }),
   ]);
-  const fallback = templates.find((template) => template.is_default);
-  const templateOptions = [
-    { value: '', label: fallback ? `Account default (${fallback.name})` : 'Account default (none: the built-in generator)' },
-    ...templates.map((template) => ({ value: template.id, label: template.name })),
-  ];
   const running = recent.jobs.some((job) => RUNNING.has(job.status));
   return render(request, reply, status, {
     title: 'Leads',
@@ -101,7 +96,7 @@ ${csrfInput(request.dashboard.csrf)}
 ${field({ name: 'firstName', label: 'First name', value: form?.firstName, errors: form?.errors, required: true, maxLength: 100, autocomplete: 'off' })}
 ${field({ name: 'lastName', label: 'Last name', value: form?.lastName, errors: form?.errors, required: true, maxLength: 100, autocomplete: 'off' })}
 ${field({ name: 'email', label: 'Email', type: 'email', value: form?.email, errors: form?.errors, required: true, maxLength: 320, autocomplete: 'off', hint: 'A business address: free-mail and disposable domains are refused.' })}
-${select({ name: 'templateId', label: 'Template', options: templateOptions, value: form?.templateId ?? '', errors: form?.errors })}
+${select({ name: 'templateId', label: 'Template', options: templateChoices, value: form?.templateId ?? '', errors: form?.errors })}
 ${
   options.canSendEmail
     ? checkboxes({
