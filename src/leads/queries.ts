@@ -69,11 +69,33 @@ export class LeadQueries {
    * exists, and concurrent requests cannot pass the quota together (see countLeadWithinQuota).
    */
   async insertJobWithinQuota(job: LeadJobRow, quota: number): Promise<boolean> {
+    if (this.dialect === 'postgres') return this.insertJobWithinQuotaAtOnce(job, quota);
     return this.db.transaction().execute(async (trx) => {
       if (!(await countLeadWithinQuota(trx, job.account_id, job.created_at.slice(0, 7), quota))) return false;
       await trx.insertInto('lead_jobs').values(job).execute();
       return true;
     });
+  }
+
+  /**
+   * PostgreSQL: the same in one statement, one round trip instead of four. The usage upsert is a data-modifying CTE
+   * that returns a row only when it counted the lead (its update's condition is checked again on the locked row, as
+   * in countLeadWithinQuota), and the job is inserted from that row; json_populate_record gives each value its
+   * column's type (timestamptz, boolean), as an INSERT's VALUES would.
+   */
+  private async insertJobWithinQuotaAtOnce(job: LeadJobRow, quota: number): Promise<boolean> {
+    const columns = Object.keys(job);
+    const { rows } = await sql<{ id: string }>`
+      with counted as (
+        insert into lead_usage (account_id, month, leads) values (${job.account_id}, ${job.created_at.slice(0, 7)}, 1)
+        on conflict (account_id, month) do update set leads = lead_usage.leads + 1 where lead_usage.leads < ${quota}
+        returning 1
+      )
+      insert into lead_jobs (${sql.join(columns.map((column) => sql.ref(column)))})
+      select ${sql.join(columns.map((column) => sql.ref(`job.${column}`)))}
+      from counted, json_populate_record(null::lead_jobs, ${JSON.stringify(job)}) as job
+      returning id`.execute(this.db);
+    return rows.length > 0;
   }
 
   /**

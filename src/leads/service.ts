@@ -221,9 +221,11 @@ export class LeadService {
         const check = await this.deps.checkEmail(job.email);
         if (!check.ok) return await this.reject(job, check, options.leaseOwner);
       }
-      const sender = await this.sender(job.account_id);
-      const inSlot = <T>(work: () => Promise<T>) =>
-        options.slotHeld ? work() : this.deps.slots.run(job.account_id, this.deps.settings.plans[sender.plan].concurrentLeads, work);
+      // Read beside the company lookup when nothing waits for it first (a job that holds its slot already).
+      const senderRead = this.sender(job.account_id);
+      senderRead.catch(() => undefined);
+      const inSlot = async <T>(work: () => Promise<T>) =>
+        options.slotHeld ? work() : this.deps.slots.run(job.account_id, this.deps.settings.plans[(await senderRead).plan].concurrentLeads, work);
       const email = await inSlot(async () => {
         // Research starts now that the lead has its slot (until then it waited, pending).
         if (current.status === 'pending') await step({ status: 'scraping', scraping_at: nowIso() });
@@ -240,7 +242,7 @@ export class LeadService {
           email: job.email,
           domain: job.domain,
           company: company.profile,
-          sender,
+          sender: await senderRead,
         };
         return this.deps.writer.write(facts, template ? { subject: template.subject, body: template.body } : undefined);
       });
