@@ -163,4 +163,44 @@ for (const dialect of DIALECTS) {
       assert.equal((await stranger.get(`/leads/batches/${batch.id}/results.csv`)).status, 404);
     });
   });
+
+  describe(`dashboard lead batches past the quota (${dialect})`, () => {
+    let t: TestApp;
+    let site: LocalServer;
+    let visitor: PageClient;
+
+    before(async () => {
+      site = await startLocalServer();
+      serveCompany(site, 'acme.example.com', companyHome({ name: 'Acme Widgets', description: 'Acme makes widgets.', product: 'Widgets' }));
+      t = await startApp(dialect, siteEnv(site, { LEAD_WORKER_POLL_MS: '20', PLAN_FREE_MONTHLY_LEADS: '2' }));
+      visitor = pageClient(t.app);
+      await signUp(visitor);
+    });
+    after(async () => {
+      await t.close();
+      await site.close();
+    });
+
+    it('says before queuing how many the quota takes, and lists the leads it left out on the batch page', async () => {
+      const file = 'first name,last name,email\nAda,One,a1@acme.example.com\nAda,Two,a2@acme.example.com\nAda,Three,a3@acme.example.com\n';
+      await visitor.get('/leads/batches');
+      const preview = expectPage(await visitor.postMultipart('/leads/batches/preview', {}, csvFile(file)), 200);
+      assert.match(textOf(preview), /The plan takes 2 more leads this month: the first 2 will be queued and the other 1 not accepted/);
+      const leads = decodeEntities(/name="leads" value="([^"]*)"/.exec(preview)![1]!);
+      const queued = await visitor.postMultipart('/leads/batches', { leads, name: 'Over the quota' });
+      expectRedirect(queued, new RegExp(`^/leads/batches/${UUID}\\?notice=batch-queued$`));
+      const page = textOf(await waitForBatchPage(visitor, queued.location!.split('?')[0]!));
+      assert.match(page, /completed 2 /);
+      assert.match(page, /Not accepted .* 3 Ada Three a3@acme\.example\.com/);
+      // The quota is used up now: the next batch is refused whole, at the file field, and nothing is queued.
+      const jobsBefore = (await counts(t.storage)).jobs;
+      await visitor.get('/leads/batches');
+      const again = expectPage(
+        await visitor.postMultipart('/leads/batches', { leads: JSON.stringify([{ firstName: 'A', lastName: 'B', email: 'b@acme.example.com' }]) }),
+        429,
+      );
+      assert.match(textOf(again), /includes 2 leads a month, all used/);
+      assert.equal((await counts(t.storage)).jobs, jobsBefore);
+    });
+  });
 }

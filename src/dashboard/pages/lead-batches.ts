@@ -206,7 +206,21 @@ ${batch.not_accepted.length > 0 ? html`<dt>not accepted</dt><dd>${batch.not_acce
 <h2>Jobs</h2>
 ${jobs.length === 0 ? html`<p class="muted">No jobs in this batch.</p>` : jobsTable(jobs, 'Jobs of the batch')}
 ${pager(page, pagination.pages, pagination.total, (to) => `${batchPath(batch.id)}?page=${to}`)}`,
-)}`,
+)}
+${
+  batch.not_accepted.length > 0
+    ? html`<h2>Not accepted</h2>
+<p class="muted">The monthly lead quota was used up by the leads before these: they have no job and count nothing. Send them
+again next month, or on a larger plan.</p>
+${table(
+  ['#', 'Name', 'Email'],
+  batch.not_accepted.map(
+    (lead) => html`<tr><td>${lead.position}</td><td>${lead.first_name} ${lead.last_name}</td><td class="mono">${lead.email}</td></tr>`,
+  ),
+  'Leads not accepted',
+)}`
+    : ''
+}`,
   });
 }
 
