@@ -102,6 +102,8 @@ function containsPhrase(haystack: string, needle: string): boolean {
 /**
  * How strongly the page backs a piece of a title as its owner's name: 3 when a logo, copyright line, author or
  * site name says it, 2 when a description starts with it, 1 when a description or a heading mentions it, else 0.
+ * A part of one word counts only where it stands as a name (the whole text, or its first word), not where a
+ * phrase merely contains it.
  * A description that is only the title again ("Latest News" twice) backs nothing; spacing is forgiven
  * ("MDPWoodWorks & Design" is backed by "© MDP Woodworks & Design").
  */
@@ -109,9 +111,16 @@ export function corroboration(part: string, evidence: NameEvidence): number {
   const keys = [...new Set([phraseKey(part), phraseKey(bareName(part))])].filter((key) => key !== '');
   if (keys.length === 0) return 0;
   const squashed = keys.map((key) => key.replace(/ /g, '')).filter((key) => key.length >= 3);
+  // One word ("London", "Bedroom") is a name only where it stands as one: the whole text or its first word. A logo's
+  // "bedroom furniture london" mentions a place, it does not name the owner "London".
+  const oneWord = keys.every((key) => !key.includes(' ') && !NO_SPACE_SCRIPT.test(key));
   const mentions = (text: string) => {
     const full = phraseKey(text);
     const squash = full.replace(/ /g, '');
+    if (oneWord) {
+      const bare = phraseKey(bareName(text));
+      return keys.some((key) => full === key || bare === key || full.startsWith(`${key} `));
+    }
     return keys.some((key) => containsPhrase(full, key)) || squashed.some((key) => squash === key || squash.startsWith(key));
   };
   // A description backs the part only when it says more than the part.
