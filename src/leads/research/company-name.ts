@@ -457,3 +457,31 @@ export function isBareDomainLabel(name: string, domain: string): boolean {
   if (host === domain || host.endsWith(`.${domain}`)) return true;
   return matchKey(text) === matchKey(companyLabel(domain));
 }
+
+const NAME_CONNECTORS = /^(?:&|and|of|the|for|at|in|on|by|de|du|des|la|le|von|und|et|y)$/i;
+const MAX_LONE_NAME_WORDS = 6;
+/** Section titles of two words that name a page, not its owner: "Latest News", "Our Projects". */
+const SECTION_TITLE =
+  /^(?:latest|recent|our|company|all|new)\s+(?:news|posts|articles|updates|events|projects|products|services|work|offers)$/i;
+
+/**
+ * A title that is one clean name and nothing else ("Decatur Conference Center & Hotel", "Wedding Ministers & Officials
+ * of Atlanta - Home"), for when nothing on the page backs any reading of it: a better name than the domain's label
+ * run together ("Hoteldecatur"). Only a title of one part (after page words such as "Home" are dropped) whose words
+ * are capitalized, two to six of them, with no sentence punctuation; one word, a section title ("Latest News"), a
+ * tagline or a title of several parts names nobody for sure.
+ */
+export function loneTitleName(title: string, domain: string): string | undefined {
+  const parts = [...new Set(titleParts(title).map(withoutPageWords))].filter((part) => !GENERIC_TITLE_PARTS.test(part));
+  if (parts.length !== 1) return undefined;
+  const name = trimName(parts[0]!);
+  if (name === '' || isBareDomainLabel(name, domain) || /[!?;:…]|\.\s|["“”]/u.test(name)) return undefined;
+  const words = name.split(/\s+/);
+  // One word alone ("Kitchen") is as likely a page or product as a name; a section title names the page.
+  if (words.length < 2 || words.length > MAX_LONE_NAME_WORDS || SECTION_TITLE.test(name)) return undefined;
+  if (NAME_CONNECTORS.test(words[0]!)) return undefined;
+  const capitalized = words.every(
+    (word) => NAME_CONNECTORS.test(word) || LEGAL_FORM_WORD.test(word) || /^[^\p{L}]*[\p{Lu}\p{Lt}\p{N}]/u.test(word),
+  );
+  return capitalized && /\p{L}/u.test(name) ? name : undefined;
+}

@@ -4,7 +4,13 @@ import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
 import type { JsonObject } from './jsonld.js';
 import { normalizeKeywords, salientWords } from './keywords.js';
 import { companyLabel, nameFromTitle } from './name.js';
-import { copyrightHolders, nameFromEvidence, isBareDomainLabel, nameFromTitleWithEvidence } from './company-name.js';
+import {
+  copyrightHolders,
+  nameFromEvidence,
+  isBareDomainLabel,
+  loneTitleName,
+  nameFromTitleWithEvidence,
+} from './company-name.js';
 import type { NameEvidence } from './company-name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
@@ -436,6 +442,14 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     if (spelled) {
       name = cleanText(spelled, MAX_NAME_LENGTH);
       nameSource = 'page-text';
+    }
+  }
+  if (name === null) {
+    // Nothing backs the title, nothing spells the domain: a title that is one clean name beats the bare label.
+    const lone = loneTitleName(cleanText(title, MAX_NAME_LENGTH * 2), domain);
+    if (lone) {
+      name = cleanText(lone, MAX_NAME_LENGTH);
+      nameSource = 'title';
     }
   }
 
