@@ -461,8 +461,7 @@ export function isBareDomainLabel(name: string, domain: string): boolean {
 const NAME_CONNECTORS = /^(?:&|and|of|the|for|at|in|on|by|de|du|des|la|le|von|und|et|y)$/i;
 const MAX_LONE_NAME_WORDS = 6;
 /** Section titles of two words that name a page, not its owner: "Latest News", "Our Projects". */
-const SECTION_TITLE =
-  /^(?:latest|recent|our|company|all|new)\s+(?:news|posts|articles|updates|events|projects|products|services|work|offers)$/i;
+const SECTION_TITLE = /^(?:latest|recent|our|company|all|new)\s+(?:news|posts|articles|updates|events|projects|products|services|work|offers)$/i;
 
 /**
  * A title that is one clean name and nothing else ("Decatur Conference Center & Hotel", "Wedding Ministers & Officials
@@ -480,8 +479,6 @@ export function loneTitleName(title: string, domain: string): string | undefined
   // One word alone ("Kitchen") is as likely a page or product as a name; a section title names the page.
   if (words.length < 2 || words.length > MAX_LONE_NAME_WORDS || SECTION_TITLE.test(name)) return undefined;
   if (NAME_CONNECTORS.test(words[0]!)) return undefined;
-  const capitalized = words.every(
-    (word) => NAME_CONNECTORS.test(word) || LEGAL_FORM_WORD.test(word) || /^[^\p{L}]*[\p{Lu}\p{Lt}\p{N}]/u.test(word),
-  );
+  const capitalized = words.every((word) => NAME_CONNECTORS.test(word) || LEGAL_FORM_WORD.test(word) || /^[^\p{L}]*[\p{Lu}\p{Lt}\p{N}]/u.test(word));
   return capitalized && /\p{L}/u.test(name) ? name : undefined;
 }

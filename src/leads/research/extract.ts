@@ -4,13 +4,7 @@ import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
 import type { JsonObject } from './jsonld.js';
 import { normalizeKeywords, salientWords } from './keywords.js';
 import { companyLabel, nameFromTitle } from './name.js';
-import {
-  copyrightHolders,
-  nameFromEvidence,
-  isBareDomainLabel,
-  loneTitleName,
-  nameFromTitleWithEvidence,
-} from './company-name.js';
+import { copyrightHolders, nameFromEvidence, isBareDomainLabel, loneTitleName, nameFromTitleWithEvidence } from './company-name.js';
 import type { NameEvidence } from './company-name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
