@@ -308,7 +308,9 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
   $('link[rel~=alternate][title]')
     .filter((_, el) => /^application\/(?:rss|atom)\+xml$/i.test(($(el).attr('type') ?? '').trim()))
     .slice(0, 5)
-    .each((_, el) => selfNames.push(clean(feedSiteName($(el).attr('title') ?? ''))));
+    .each((_, el) => {
+      selfNames.push(clean(feedSiteName($(el).attr('title') ?? '')));
+    });
 
   $('script, style, noscript, template').remove();
   const bodyText = ($('body').text() || $.root().text()).slice(0, MAX_EVIDENCE_TEXT);
