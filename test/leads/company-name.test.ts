@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractCompany } from '../../src/leads/research/index.js';
+import { feedSiteName } from '../../src/leads/research/extract.js';
 import { domainMatchScore } from '../../src/leads/research/name.js';
 import { copyrightHolders, isBareDomainLabel, nameFromEvidence, NO_EVIDENCE } from '../../src/leads/research/company-name.js';
 
@@ -105,6 +106,63 @@ describe('company names from the page', () => {
     assert.deepEqual(copyrightHolders('© 2014 Tri-State. All rights reserved.'), ['Tri-State']);
     assert.deepEqual(copyrightHolders('© Copyright 2003-2014 FinCar Pty Ltd. '), ['FinCar Pty Ltd']);
     assert.deepEqual(copyrightHolders('Copyright © 2012 R.S. Pressman & Associates, Inc.'), ['R.S. Pressman & Associates, Inc']);
+  });
+
+  it('matches a domain that starts with the name less its legal form', () => {
+    // longolabs.com: "longo" starts the label although "longoinc" does not.
+    assert.ok(domainMatchScore('Longo, Inc.', 'longolabs.com') >= 50);
+    assert.equal(extract(page('<title>Longo, Inc.  </title>'), 'longolabs.com').name, 'Longo, Inc.');
+    assert.equal(domainMatchScore('Lo, Inc.', 'longolabs.com'), 0);
+  });
+
+  it('backs a one-word title part only where the page states it as a name', () => {
+    // The logo's alt text mentions a place; it does not name the owner "London".
+    const place = page(
+      '<title>Bedroom Furniture Beds and Furnishings, Bedroom Suites Chairs | London</title>' +
+        '<meta name="description" content="Bedroom furniture and bedroom suites from Focus Furniture London.">',
+      '<a href="/"><img src="/top.gif" alt="bedroom furniture london"></a>',
+    );
+    assert.notEqual(extract(place, 'focusfurnishing.com').name, 'London');
+    // The whole alt text, or its first word, is a name.
+    const logo = (alt: string) => page('<title>Bedroom Furniture | Zenith</title>', `<a href="/"><img src="/logo.png" alt="${alt}"></a>`);
+    assert.equal(extract(logo('Zenith'), 'example.com').name, 'Zenith');
+    assert.equal(extract(logo('Zenith logo'), 'example.com').name, 'Zenith');
+    assert.notEqual(extract(logo('bedroom furniture by zenith'), 'example.com').name, 'Zenith');
+  });
+
+  it('reads the name an hCard gives the organization', () => {
+    const html = page(
+      '<title>Wedding Ministers &amp; Officials of Atlanta | Serving the Southeast</title>',
+      '<div class="vcard"><span class="fn org"><span class="organization-name">Wedding Ministers &amp; Officials of Atlanta</span></span></div>',
+    );
+    assert.equal(extract(html, 'wedgeorgia.com').name, 'Wedding Ministers & Officials of Atlanta');
+    // Without the hCard nothing backs either part of that title.
+    const bare = page('<title>Wedding Ministers &amp; Officials of Atlanta | Serving the Southeast</title>');
+    assert.equal(extract(bare, 'wedgeorgia.com').name, undefined);
+  });
+
+  it('reads the site name in the titles of its feed links', () => {
+    assert.equal(feedSiteName('Decatur Conference Center & Hotel » Feed'), 'Decatur Conference Center & Hotel');
+    assert.equal(feedSiteName('Longo, Inc. » Home Comments Feed'), 'Longo, Inc.');
+    assert.equal(feedSiteName('Longo, Inc. RSS Feed'), 'Longo, Inc.');
+    assert.equal(feedSiteName('Latest posts'), '');
+    const html = page(
+      '<title>Decatur Conference Center &amp; Hotel | Decatur, Alabama</title>' +
+        '<link rel="alternate" type="application/rss+xml" title="Decatur Conference Center &amp; Hotel » Feed" href="/c/feed/">',
+    );
+    assert.equal(extract(html, 'hoteldecatur.com').name, 'Decatur Conference Center & Hotel');
+  });
+
+  it('takes a title that is one clean name over the domain label run together', () => {
+    const name = (title: string) => extract(page(`<title>${title}</title>`), 'hoteldecatur.com').name;
+    assert.equal(name('Decatur Conference Center &amp; Hotel'), 'Decatur Conference Center & Hotel');
+    assert.equal(name('Wedding Ministers &amp; Officials of Atlanta - Home'), 'Wedding Ministers & Officials of Atlanta');
+    // One word, a section title, a sentence or a title of several parts is not taken for the name.
+    assert.equal(name('Kitchen'), undefined);
+    assert.equal(name('Latest News'), undefined);
+    assert.equal(name('We have the best rooms in town!'), undefined);
+    assert.equal(name('Rooms and suites near the river'), undefined);
+    assert.equal(name('Conference Rooms | Wedding Venues'), undefined);
   });
 });
 

@@ -102,6 +102,8 @@ function containsPhrase(haystack: string, needle: string): boolean {
 /**
  * How strongly the page backs a piece of a title as its owner's name: 3 when a logo, copyright line, author or
  * site name says it, 2 when a description starts with it, 1 when a description or a heading mentions it, else 0.
+ * A part of one word counts only where it stands as a name (the whole text, or its first word), not where a
+ * phrase merely contains it.
  * A description that is only the title again ("Latest News" twice) backs nothing; spacing is forgiven
  * ("MDPWoodWorks & Design" is backed by "© MDP Woodworks & Design").
  */
@@ -109,9 +111,16 @@ export function corroboration(part: string, evidence: NameEvidence): number {
   const keys = [...new Set([phraseKey(part), phraseKey(bareName(part))])].filter((key) => key !== '');
   if (keys.length === 0) return 0;
   const squashed = keys.map((key) => key.replace(/ /g, '')).filter((key) => key.length >= 3);
+  // One word ("London", "Bedroom") is a name only where it stands as one: the whole text or its first word. A logo's
+  // "bedroom furniture london" mentions a place, it does not name the owner "London".
+  const oneWord = keys.every((key) => !key.includes(' ') && !NO_SPACE_SCRIPT.test(key));
   const mentions = (text: string) => {
     const full = phraseKey(text);
     const squash = full.replace(/ /g, '');
+    if (oneWord) {
+      const bare = phraseKey(bareName(text));
+      return keys.some((key) => full === key || bare === key || full.startsWith(`${key} `));
+    }
     return keys.some((key) => containsPhrase(full, key)) || squashed.some((key) => squash === key || squash.startsWith(key));
   };
   // A description backs the part only when it says more than the part.
@@ -447,4 +456,29 @@ export function isBareDomainLabel(name: string, domain: string): boolean {
   const host = text.replace(/\.$/, '');
   if (host === domain || host.endsWith(`.${domain}`)) return true;
   return matchKey(text) === matchKey(companyLabel(domain));
+}
+
+const NAME_CONNECTORS = /^(?:&|and|of|the|for|at|in|on|by|de|du|des|la|le|von|und|et|y)$/i;
+const MAX_LONE_NAME_WORDS = 6;
+/** Section titles of two words that name a page, not its owner: "Latest News", "Our Projects". */
+const SECTION_TITLE = /^(?:latest|recent|our|company|all|new)\s+(?:news|posts|articles|updates|events|projects|products|services|work|offers)$/i;
+
+/**
+ * A title that is one clean name and nothing else ("Decatur Conference Center & Hotel", "Wedding Ministers & Officials
+ * of Atlanta - Home"), for when nothing on the page backs any reading of it: a better name than the domain's label
+ * run together ("Hoteldecatur"). Only a title of one part (after page words such as "Home" are dropped) whose words
+ * are capitalized, two to six of them, with no sentence punctuation; one word, a section title ("Latest News"), a
+ * tagline or a title of several parts names nobody for sure.
+ */
+export function loneTitleName(title: string, domain: string): string | undefined {
+  const parts = [...new Set(titleParts(title).map(withoutPageWords))].filter((part) => !GENERIC_TITLE_PARTS.test(part));
+  if (parts.length !== 1) return undefined;
+  const name = trimName(parts[0]!);
+  if (name === '' || isBareDomainLabel(name, domain) || /[!?;:…]|\.\s|["“”]/u.test(name)) return undefined;
+  const words = name.split(/\s+/);
+  // One word alone ("Kitchen") is as likely a page or product as a name; a section title names the page.
+  if (words.length < 2 || words.length > MAX_LONE_NAME_WORDS || SECTION_TITLE.test(name)) return undefined;
+  if (NAME_CONNECTORS.test(words[0]!)) return undefined;
+  const capitalized = words.every((word) => NAME_CONNECTORS.test(word) || LEGAL_FORM_WORD.test(word) || /^[^\p{L}]*[\p{Lu}\p{Lt}\p{N}]/u.test(word));
+  return capitalized && /\p{L}/u.test(name) ? name : undefined;
 }

@@ -4,7 +4,7 @@ import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
 import type { JsonObject } from './jsonld.js';
 import { normalizeKeywords, salientWords } from './keywords.js';
 import { companyLabel, nameFromTitle } from './name.js';
-import { copyrightHolders, nameFromEvidence, isBareDomainLabel, nameFromTitleWithEvidence } from './company-name.js';
+import { copyrightHolders, nameFromEvidence, isBareDomainLabel, loneTitleName, nameFromTitleWithEvidence } from './company-name.js';
 import type { NameEvidence } from './company-name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
@@ -263,6 +263,19 @@ export function joinPieces(pieces: string[], max: number): string | null {
 
 const LOGO_HINT = /logo|brand/i;
 const MAX_EVIDENCE_TEXT = 200_000;
+const MAX_SELF_NAME_WORDS = 10;
+
+/**
+ * The site name in a feed link's title: "Acme, Inc. » Feed" → "Acme, Inc.", "Acme » Home Comments Feed" → "Acme",
+ * "Acme RSS Feed" → "Acme"; a title that is not a feed's name gives "".
+ */
+export function feedSiteName(title: string): string {
+  const text = title.replace(/\s+/g, ' ').trim();
+  const separated = /^(.+?)\s+[»|–—-]\s+.*\bfeed$/iu.exec(text);
+  if (separated) return separated[1]!.trim();
+  const suffixed = /^(.+?)\s+(?:rss|atom)?\s*(?:comments\s+)?feed$/iu.exec(text);
+  return suffixed ? suffixed[1]!.trim() : '';
+}
 
 /** What the page says of its owner, for choosing and spelling the company name (see company-name.ts). */
 function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) => string | undefined, title: string): NameEvidence {
@@ -283,6 +296,21 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
     const node = $(el);
     if (isHome(node.attr('href'))) logoTexts.push(clean(node.attr('title')), clean(node.attr('alt')));
   });
+  // Names the page states about itself: an hCard's organization ("fn org", "organization-name", h-card "p-org") and
+  // the site name in its feed links' titles ("Acme » Feed", "Acme » Comments Feed", "Acme RSS Feed").
+  const selfNames: string[] = [];
+  $('.organization-name, .org, .p-org')
+    .slice(0, 5)
+    .each((_, el) => {
+      const text = clean($(el).text());
+      if (text.split(/\s+/).length <= MAX_SELF_NAME_WORDS) selfNames.push(text);
+    });
+  $('link[rel~=alternate][title]')
+    .filter((_, el) => /^application\/(?:rss|atom)\+xml$/i.test(($(el).attr('type') ?? '').trim()))
+    .slice(0, 5)
+    .each((_, el) => {
+      selfNames.push(clean(feedSiteName($(el).attr('title') ?? '')));
+    });
 
   $('script, style, noscript, template').remove();
   const bodyText = ($('body').text() || $.root().text()).slice(0, MAX_EVIDENCE_TEXT);
@@ -295,7 +323,7 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
     author,
   ].filter((text) => text !== '');
   return {
-    strong: [...holders, clean(metaValue('dc.title')), ...logoTexts].filter((text) => text !== ''),
+    strong: [...holders, clean(metaValue('dc.title')), ...logoTexts, ...selfNames].filter((text) => text !== ''),
     holders,
     // A description that only repeats the title ("Callows Audio") backs no reading of it.
     descriptions: [metaValue('description'), metaValue('og:description'), metaValue('twitter:description')]
@@ -410,6 +438,14 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     if (spelled) {
       name = cleanText(spelled, MAX_NAME_LENGTH);
       nameSource = 'page-text';
+    }
+  }
+  if (name === null) {
+    // Nothing backs the title, nothing spells the domain: a title that is one clean name beats the bare label.
+    const lone = loneTitleName(cleanText(title, MAX_NAME_LENGTH * 2), domain);
+    if (lone) {
+      name = cleanText(lone, MAX_NAME_LENGTH);
+      nameSource = 'title';
     }
   }
 

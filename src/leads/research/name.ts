@@ -71,8 +71,11 @@ function scoreAgainst(text: string, domainKey: string): number {
   if (key === domainKey) return 100;
   const bare = matchKey(text.replace(LEGAL_FORMS, ''));
   if (bare === domainKey) return 95;
-  if (key.length >= 3 && (key.startsWith(domainKey) || domainKey.startsWith(key))) {
-    return Math.max(50, 90 - Math.abs(key.length - domainKey.length));
+  // One is the other's start, the name with or without its legal form ("Longo, Inc." for longolabs.com: "longo").
+  for (const candidate of new Set([key, bare])) {
+    if (candidate.length >= 3 && (candidate.startsWith(domainKey) || domainKey.startsWith(candidate))) {
+      return Math.max(50, 90 - Math.abs(candidate.length - domainKey.length));
+    }
   }
   if (domainKey.length >= 3 && key.includes(domainKey)) return Math.max(30, 70 - (key.length - domainKey.length));
   const initials = matchKey(
