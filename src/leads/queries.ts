@@ -43,7 +43,7 @@ export function statusesOf(filter: string): LeadJobStatus[] {
 }
 
 /** Statuses of a job that has not ended: a queued job in one of them is the worker's to run. */
-const UNFINISHED: LeadJobStatus[] = ['pending', 'scraping', 'generating', 'sending'];
+export const UNFINISHED: LeadJobStatus[] = ['pending', 'scraping', 'generating', 'sending'];
 
 /** A queued job that could be claimed now, with its account's plan (which bounds the account's jobs in flight). */
 export interface QueueCandidate {
@@ -66,12 +66,12 @@ export class LeadQueries {
   /**
    * Counts the job's lead against the month's quota and inserts the job, in one transaction, unless the quota is used
    * up: returns false then, and neither counts nor inserts anything. A lead is thus counted exactly when its job
-   * exists, and concurrent requests cannot pass the quota together (see countLeadWithinQuota).
+   * exists, and concurrent requests cannot pass the quota together (see countLeadsWithinQuota).
    */
   async insertJobWithinQuota(job: LeadJobRow, quota: number): Promise<boolean> {
     if (this.dialect === 'postgres') return this.insertJobWithinQuotaAtOnce(job, quota);
     return this.db.transaction().execute(async (trx) => {
-      if (!(await countLeadWithinQuota(trx, job.account_id, job.created_at.slice(0, 7), quota))) return false;
+      if ((await countLeadsWithinQuota(trx, this.dialect, job.account_id, job.created_at.slice(0, 7), 1, quota)) === 0) return false;
       await trx.insertInto('lead_jobs').values(job).execute();
       return true;
     });
@@ -79,8 +79,8 @@ export class LeadQueries {
 
   /**
    * PostgreSQL: the same in one statement, one round trip instead of four. The usage upsert is a data-modifying CTE
-   * that returns a row only when it counted the lead (its update's condition is checked again on the locked row, as
-   * in countLeadWithinQuota), and the job is inserted from that row; json_populate_record gives each value its
+   * that returns a row only when it counted the lead (PostgreSQL locks the usage row and checks the update's condition
+   * again on its latest version, so concurrent requests cannot pass the quota together), and the job is inserted from that row; json_populate_record gives each value its
    * column's type (timestamptz, boolean), as an INSERT's VALUES would.
    */
   private async insertJobWithinQuotaAtOnce(job: LeadJobRow, quota: number): Promise<boolean> {
@@ -240,27 +240,6 @@ export class LeadQueries {
       .orderBy('users.id')
       .executeTakeFirstOrThrow();
   }
-}
-
-/**
- * Counts one lead against the month's quota, unless the quota is used up: returns false then, and counts nothing.
- * One statement (an upsert whose update holds a condition), so concurrent requests cannot pass the quota together:
- * PostgreSQL locks the row and re-checks the condition on its latest version; SQLite has one writer. Run it in the
- * transaction that inserts the job, so a lead is counted exactly when its job exists. A lead in flight counts; if its
- * job fails, failJob gives it back.
- */
-async function countLeadWithinQuota(db: Kysely<Database>, accountId: number, month: string, quota: number): Promise<boolean> {
-  const result = await db
-    .insertInto('lead_usage')
-    .values({ account_id: accountId, month, leads: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'month'])
-        .doUpdateSet({ leads: sql`lead_usage.leads + 1` })
-        .where('lead_usage.leads', '<', quota),
-    )
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 /**

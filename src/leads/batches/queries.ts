@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../db/connection.js';
 import type { Database, LeadBatchTable, LeadJobStatus } from '../../db/types.js';
-import { countLeadsWithinQuota, type LeadJobRow } from '../queries.js';
+import { countLeadsWithinQuota, type LeadJobRow, UNFINISHED } from '../queries.js';
 
 export type LeadBatchRow = Selectable<LeadBatchTable>;
 
@@ -17,7 +17,6 @@ export interface NotAcceptedLead {
 /** How many of a batch's jobs are in each status. */
 export type StatusCounts = Partial<Record<LeadJobStatus, number>>;
 
-const UNFINISHED: LeadJobStatus[] = ['pending', 'scraping', 'generating', 'sending'];
 /** Rows a multi-row insert holds: lead_jobs has about 30 columns, and SQLite takes 32,766 parameters a statement. */
 const INSERT_CHUNK = 250;
 
