@@ -440,6 +440,21 @@ describe('names from domains and titles', () => {
       ['www.acme.gv.at', 'Acme'],
       // A private suffix of the Public Suffix List: each site under github.io is its owner's, not GitHub's.
       ['foo.github.io', 'Foo'],
+      // A label written as one word is split where it is plainly a compound of common words (issue 14: never
+      // "Acmewidgets"); a made-up brand, an abbreviation or a label with digits stays whole.
+      ['acmewidgets.com', 'Acme Widgets'],
+      ['focusfurnishing.com', 'Focus Furnishing'],
+      ['skinbylovely.com', 'Skin by Lovely'],
+      ['slidingdoorco.com', 'Sliding Door Co'],
+      ['unforgettablesmile.com', 'Unforgettable Smile'],
+      ['bondnewyork.com', 'Bond New York'],
+      ['gorilla-junkremoval.com', 'Gorilla Junk Removal'],
+      ['medtronic.com', 'Medtronic'],
+      ['atlassian.com', 'Atlassian'],
+      ['etsy.com', 'Etsy'],
+      ['kmblegal.com', 'Kmblegal'],
+      ['tag44.com', 'Tag44'],
+      ['stryker.com', 'Stryker'],
     ];
     for (const [domain, name] of cases) assert.equal(profileFromDomain(domain).name, name, domain);
     assert.deepEqual(profileFromDomain('acme-corp.com'), {

@@ -4,6 +4,7 @@ import type { CompanyProfile } from './types.js';
 import { MAX_NAME_LENGTH } from './types.js';
 import { collapseWhitespace } from '../../content/text.js';
 import { cleanText, matchKey } from './clean-text.js';
+import { CONNECTORS, labelWords } from './domain-words.js';
 
 // Company names from what a domain and a page title tell.
 
@@ -29,10 +30,16 @@ function capitalize(word: string): string {
   return first.toLocaleUpperCase() + rest.join('');
 }
 
-/** "acme-corp.com" → "Acme Corp", "bücher.de" → "Bücher", "3m.com" → "3m". */
+/**
+ * "acme-corp.com" → "Acme Corp", "acmewidgets.com" → "Acme Widgets", "skinbylovely.com" → "Skin by Lovely",
+ * "bücher.de" → "Bücher", "3m.com" → "3m".
+ */
 export function nameFromDomain(domain: string): string {
-  const words = companyLabel(domain).split(/[-_]+/).filter(Boolean);
-  const name = words.map(capitalize).join(' ');
+  const words = companyLabel(domain)
+    .split(/[-_]+/)
+    .filter(Boolean)
+    .flatMap((part) => labelWords(part));
+  const name = words.map((word, index) => (index > 0 && CONNECTORS.has(word) ? word : capitalize(word))).join(' ');
   return cleanText(name || domain, MAX_NAME_LENGTH);
 }
 

@@ -1,0 +1,71 @@
+import { createRequire } from 'node:module';
+
+// A domain label written as one word ("acmewidgets") split into the words it is made of ("acme widgets"), for the
+// one case where nothing on the site names the company and the domain is all there is.
+
+/**
+ * The wordninja list as the `wordsninja` package ships it (MIT): 126,000 English words from Wikipedia, most frequent
+ * first. A word's cost is its Zipf cost, log(rank × log N), so the cheapest split is the likeliest sentence.
+ */
+const WORDS = createRequire(import.meta.url)('wordsninja/words-en.json') as string[];
+const RANK: ReadonlyMap<string, number> = new Map(WORDS.map((word, index) => [word, index + 1]));
+const LOG_SIZE = Math.log(WORDS.length);
+const MAX_WORD_LENGTH = 20;
+const MAX_LABEL_LENGTH = 40;
+
+/** Short words a compound name may hold ("skinbylovely"; "co" as in "slidingdoorco"); other pieces of one or two letters are noise. */
+export const CONNECTORS: ReadonlySet<string> = new Set(['by', 'of', 'and', 'the', 'my', 'for', 'on', 'at']);
+/** A three-letter piece must be a common word ("dog", "ink"), not a fragment of a brand ("med" + "tronic"). */
+const MAX_SHORT_WORD_RANK = 10_000;
+/** The split's words must be ordinary words on the whole: a geometric mean rank beyond this is a made-up name. */
+const MAX_MEAN_RANK = 50_000;
+const MAX_WORDS = 4;
+
+/**
+ * The list keeps few plurals ("widget" but not "widgets"), so the last word may be a plural of a listed one; only the
+ * last, or "unforgettablesmile" would read "unforgettables mile".
+ */
+function rankOf(piece: string, last: boolean): number | undefined {
+  const rank = RANK.get(piece);
+  if (rank !== undefined || !last || piece.length <= 3 || !piece.endsWith('s')) return rank;
+  return RANK.get(piece.slice(0, -1));
+}
+
+function cheapestSplit(label: string): string[] | undefined {
+  const cost: number[] = [0];
+  const start: number[] = [0];
+  for (let end = 1; end <= label.length; end++) {
+    cost[end] = Infinity;
+    for (let begin = Math.max(0, end - MAX_WORD_LENGTH); begin < end; begin++) {
+      const rank = rankOf(label.slice(begin, end), end === label.length);
+      if (rank === undefined || cost[begin] === Infinity) continue;
+      const total = cost[begin] + Math.log(rank * LOG_SIZE);
+      if (total < cost[end]) {
+        cost[end] = total;
+        start[end] = begin;
+      }
+    }
+  }
+  if (cost[label.length] === Infinity) return undefined;
+  const words: string[] = [];
+  for (let end = label.length; end > 0; end = start[end]) words.unshift(label.slice(start[end], end));
+  return words;
+}
+
+function plausibleWord(word: string): boolean {
+  if (CONNECTORS.has(word) || word === 'co' || word.length >= 4) return true;
+  return word.length === 3 && (RANK.get(word) ?? Infinity) <= MAX_SHORT_WORD_RANK;
+}
+
+/**
+ * The words a lower-case label is written as, or the label alone when it is not plainly a compound of common words:
+ * "focusfurnishing" → ["focus", "furnishing"], "skinbylovely" → ["skin", "by", "lovely"], "medtronic", "etsy" and
+ * "tag44" stay whole.
+ */
+export function labelWords(label: string): string[] {
+  if (!/^[a-z]+$/.test(label) || label.length > MAX_LABEL_LENGTH) return [label];
+  const words = cheapestSplit(label);
+  if (!words || words.length < 2 || words.length > MAX_WORDS || !words.every(plausibleWord)) return [label];
+  const meanLogRank = words.reduce((sum, word, index) => sum + Math.log(rankOf(word, index === words.length - 1)!), 0) / words.length;
+  return meanLogRank <= Math.log(MAX_MEAN_RANK) ? words : [label];
+}
