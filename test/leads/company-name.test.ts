@@ -18,7 +18,7 @@ describe('company names from the page', () => {
       '<p>Established in 2004, MotoClassifieds.US Free Auto Classifieds has grown.</p>' +
         '<footer>© Copyright 2004 - 2014 MotoClassifieds.US Free Automotive Advertising</footer>',
     );
-    assert.equal(extract(tagline, 'motoclassifieds.us').name, 'MotoClassifieds');
+    assert.equal(extract(tagline, 'motoclassifieds.us').name, 'MotoClassifieds.US');
     // A longer name the page repeats is the name.
     const repeated = page(
       '<title>Virtual Offices | Meeting Rooms</title>',
@@ -63,13 +63,15 @@ describe('company names from the page', () => {
     assert.equal(extract(page('<title>Acme Widgets Shop - Fasteners</title>'), 'acmewidgets.com').name, 'Acme Widgets');
   });
 
-  it('a host name of the domain is not a name; an address in a copyright line loses its suffix', () => {
+  it('a host name of the domain is not a name; the site address a copyright line names is kept, less "www."', () => {
     assert.equal(isBareDomainLabel('zebra.acme-e.com', 'acme-e.com'), true);
     assert.equal(isBareDomainLabel('www.acme.com', 'acme.com'), true);
     assert.equal(isBareDomainLabel('Booking.com', 'booking.com'), false);
     const footer = { ...NO_EVIDENCE, holders: copyrightHolders('Copyright © 1995-2014 BlueDogInk.com') };
     assert.deepEqual(footer.holders, ['BlueDogInk.com']);
-    assert.equal(nameFromEvidence('bluedogink.com', footer), 'BlueDogInk');
+    assert.equal(nameFromEvidence('bluedogink.com', footer), 'BlueDogInk.com');
+    const www = { ...NO_EVIDENCE, holders: copyrightHolders('© 2014 www.focalprice.com') };
+    assert.equal(nameFromEvidence('focalprice.com', www), 'focalprice.com');
   });
 
   it('a title of product names gives way to the owner the copyright line names; "--" splits a title', () => {
@@ -164,6 +166,45 @@ describe('company names from the page', () => {
     assert.equal(name('Rooms and suites near the river'), undefined);
     assert.equal(name('Conference Rooms | Wedding Venues'), undefined);
   });
+
+  it('takes the site address out of a title part, and the name after "from" or "von" whole', () => {
+    const von = page('<title>Hardware, Notebooks &amp; Software von Acmeshop.de</title><meta name="author" content="Acmeshop.de">');
+    assert.equal(extract(von, 'acmeshop.de').name, 'Acmeshop.de');
+    const directory = page(
+      '<title>Link-Verzeichnis spid-pro.de</title>' +
+        '<link rel="alternate" type="application/rss+xml" title="Link-Verzeichnis spid-pro.de - RSS Feed" href="/feed/">',
+    );
+    assert.equal(extract(directory, 'spid-pro.de').name, 'spid-pro.de');
+    const from = page(
+      '<title>Transfection Reagents | Kits from Altogen Biosystems</title>' +
+        '<meta name="description" content="Altogen Biosystems provides in vivo transfection reagents.">',
+    );
+    assert.equal(extract(from, 'altogen.com').name, 'Altogen Biosystems');
+    // Backed by nothing, the words that spell the domain.
+    assert.equal(extract(page('<title>Reagents and Kits from Altogen Biosystems</title>'), 'altogen.com').name, 'Altogen');
+  });
+
+  it('a heading that only repeats the title backs no longer form of it', () => {
+    const title = 'The Floor Barn Flooring store w/ Discount Prices on Brand Name Floors';
+    const html = page(`<title>${title}</title>`, `<h1 style="position:absolute;top:-10px">${title}</h1><h1><img alt="Logo"></h1>`);
+    assert.equal(extract(html, 'floorbarn.com').name, 'The Floor Barn');
+  });
+
+  it('reads the whole domain where the title spells only its first words, and drops "Home Page"', () => {
+    const first = page('<title>Wall Decor | Metal Wall Art</title>', '<p>Welcome to Wall Decor and Home Accents, a family store.</p>');
+    assert.equal(extract(first, 'walldecorandhomeaccents.com').name, 'Wall Decor and Home Accents');
+    const homePage = page('<title>Great Music Products Home Page</title>', '<footer>2015 GREAT MUSIC</footer>');
+    assert.equal(extract(homePage, 'greatmusicproductsonline.com').name, 'Great Music Products');
+  });
+
+  it('writes a name run together in lower case as the page writes it in words', () => {
+    const html = page(
+      '<title>floridahospital | Physician Employment Opportunities</title>',
+      '<footer>Copyright © 2014 Florida Hospital. All Rights Reserved.</footer>',
+    );
+    assert.equal(extract(html, 'floridahospitalphysicianjobs.com').name, 'Florida Hospital');
+    assert.equal(extract(page('<title>floridahospital | Jobs</title>'), 'floridahospitalphysicianjobs.com').name, 'floridahospital');
+  });
 });
 
 describe('what the company does', () => {
@@ -198,5 +239,30 @@ describe('what the company does', () => {
       const html = page(`${title}<meta name="description" content="${content}">`);
       assert.equal(extract(html, 'acmewidgets.com').description, null, content);
     }
+  });
+
+  it("is not the title's tagline or its page label again; a sentence the title carries may be", () => {
+    const tagline = page(
+      '<title>Acme · Build software better, together.</title><meta name="description" content="Build software better, together.">' +
+        '<meta property="og:description" content="Acme is the best place to build software together.">',
+    );
+    assert.equal(extract(tagline, 'acme.com').description, 'Acme is the best place to build software together.');
+    const label = page('<title>Home | Acme Cinemas</title><meta name="description" content="Home at Acme Cinemas">');
+    assert.equal(extract(label, 'acmecinemas.co.uk').description, null);
+    const sentence = 'Learn how to buy on Amazon, from phones and shoes to tablets and gift cards!';
+    const carried = page(`<title>Compra Afuera - ${sentence}</title><meta name="description" content="${sentence}">`);
+    assert.equal(extract(carried, 'compraafuera.com').description, sentence);
+  });
+
+  it('comes from the page description of a home page that a theme marks og:type "article"', () => {
+    for (const own of ['<link rel="canonical" href="https://acme.de/">', '<meta property="og:url" content="https://acme.de/de">']) {
+      const html = page(`<title>Acme</title><meta property="og:type" content="article">${own}${description}`);
+      assert.equal(extract(html, 'acme.de').description, 'Acme Widgets makes fasteners for builders.', own);
+    }
+  });
+
+  it('is only the Organization or the page description: a Twitter card alone says nothing of the company', () => {
+    const card = page('<title>Feta Cheese | Acme</title><meta name="twitter:description" content="This feta cheese is smooth and creamy.">');
+    assert.equal(extract(card, 'acme.com').description, null);
   });
 });

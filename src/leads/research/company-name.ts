@@ -68,7 +68,7 @@ const LEGAL_FORM_WORD =
 /** Legal forms written before the name (ООО «Завод», 株式会社サクラ精機), dropped when comparing. */
 const LEGAL_PREFIX = /^(?:ооо|оао|зао|пао|ао|株式会社|有限会社)\s*/iu;
 /** Page words a title part may carry around the name: "Contact Balise Collision Repair", "Win Pearl. Testimonials". */
-const PAGE_WORDS = '(?:contact(?:\\s+us)?|about(?:\\s+us)?|home|testimonials|reviews|blog|projects|gallery|faq|staff)';
+const PAGE_WORDS = '(?:contact(?:\\s+us)?|about(?:\\s+us)?|home(?:\\s*page)?|testimonials|reviews|blog|projects|gallery|faq|staff)';
 const LEADING_PAGE_WORDS = new RegExp(`^${PAGE_WORDS}\\s*[.:,]?\\s+(?=\\S)`, 'iu');
 const TRAILING_PAGE_WORDS = new RegExp(`(?<=\\S)\\s*[.:,]?\\s+${PAGE_WORDS}$`, 'iu');
 const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -276,6 +276,51 @@ export function domainSpan(text: string, domain: string, minWords = 1): string |
   );
 }
 
+/** A name that is the site's own address, with its suffix ("Mindfactory.de", "dhd24.com"). */
+function isSiteAddress(name: string, domain: string): boolean {
+  return !/\s/.test(name) && name.replace(/^www\./i, '').toLowerCase() === registrableDomain(domain);
+}
+
+const PREPOSITION = /^(?:from|by|at|with|von|bei|chez|par|da|di)$/i;
+
+/** "Transfection Kits from Altogen Biosystems" → "Altogen Biosystems", when `span` ("Altogen") follows a preposition. */
+function nameAfterPreposition(part: string, span: string): string | undefined {
+  const at = part.indexOf(span);
+  if (at <= 0) return undefined;
+  const before = part.slice(0, at).trim().split(/\s+/);
+  return PREPOSITION.test(before[before.length - 1] ?? '') ? trimName(part.slice(at)) : undefined;
+}
+
+/** The domain written as words in what the page says of its owner, or else in its text. */
+function spelledInPage(domain: string, evidence: NameEvidence): string | undefined {
+  for (const text of [...evidence.strong, ...evidence.descriptions, ...evidence.headings, evidence.text.slice(0, MAX_TEXT_CHARS)]) {
+    const span = domainSpan(text, domain, 2);
+    if (span) return span;
+  }
+  return undefined;
+}
+
+/**
+ * A name run together in lower case ("floridahospital") as the page writes it elsewhere in words ("© 2014 Florida
+ * Hospital"); else as it is.
+ */
+export function respelled(name: string, evidence: NameEvidence): string {
+  if (!/^[\p{Ll}\p{N}]+$/u.test(name)) return name;
+  const target = matchKey(name);
+  for (const text of [...evidence.strong, ...evidence.descriptions, ...evidence.headings, evidence.text.slice(0, MAX_TEXT_CHARS)]) {
+    const tokens = tokenize(text);
+    const span = findSpan(tokens, target, 2);
+    if (span)
+      return trimName(
+        tokens
+          .slice(span[0], span[1] + 1)
+          .map((token) => token.text)
+          .join(' '),
+      );
+  }
+  return name;
+}
+
 function trimName(name: string): string {
   return name.replace(/[\s,;:–—-]+$/u, '').trim();
 }
@@ -324,12 +369,21 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
   if (best) {
     const span = domainSpan(best.part, domain);
     if (span) {
-      if (span === best.part) return best.part;
-      // The longer form only when the page backs it at least as well as the words that spell the domain.
-      const full = corroboration(best.part, evidence) || (writtenInBody(best.part, evidence) ? 1 : 0);
-      return full > 0 && full >= corroboration(span, evidence) ? best.part : span;
+      // The site's address is a whole name: "Link-Verzeichnis spid-pro.de" → "spid-pro.de".
+      if (span === best.part || isSiteAddress(span, domain)) return span;
+      // The longer form only when the page backs it at least as well as the words that spell the domain; after
+      // "from", "by", "von"… the longer form is the rest of the part ("… Kits from Altogen Biosystems").
+      const longer = nameAfterPreposition(best.part, span) ?? best.part;
+      const full = corroboration(longer, evidence) || (writtenInBody(longer, evidence) ? 1 : 0);
+      return full > 0 && full >= corroboration(span, evidence) ? longer : span;
     }
-    if (best.score >= 50) return best.part;
+    // The part spells only the domain's first words ("Wall Decor" for walldecorandhomeaccents.com): the page may
+    // write all of them ("Wall Decor and Home Accents").
+    if (matchKey(companyLabel(domain)).startsWith(matchKey(best.part))) {
+      const whole = spelledInPage(domain, evidence);
+      if (whole) return whole;
+    }
+    if (best.score >= 50) return respelled(best.part, evidence);
     // The domain is only inside the part, not as whole words ("… at First California Mortgage" for firstcal.net).
     return relatedName(domain, evidence, best.part) ?? best.part;
   }
@@ -341,7 +395,7 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
 
   // A title of product names ("Car Loans | Car Finance") while the logo or copyright line names the domain's owner.
   const owner = relatedName(domain, evidence);
-  if (owner) return withoutSiteSuffix(owner, domain);
+  if (owner) return withoutWww(owner, domain);
 
   const wordCount = (part: string) => part.split(/\s+/).length;
   let backed: { part: string; strength: number } | undefined;
@@ -372,19 +426,13 @@ function capitalizeWords(words: string[]): string {
  */
 export function nameFromEvidence(domain: string, evidence: NameEvidence): string | undefined {
   const name = spelledName(domain, evidence);
-  return name ? withoutSiteSuffix(name, domain) : name;
+  return name ? withoutWww(name, domain) : name;
 }
 
-/**
- * "BlueDogInk.com" in a copyright line is the site's address; the company is "BlueDogInk". Only for names found in
- * the page text: a site name that keeps its ".com", as Booking.com does, comes from the title or og:site_name.
- */
-function withoutSiteSuffix(name: string, domain: string): string {
-  const registrable = registrableDomain(domain);
-  const suffix = registrable.slice(registrable.indexOf('.'));
-  const stem = name.slice(0, name.length - suffix.length);
-  const spellsDomain = matchKey(stem) === matchKey(companyLabel(domain));
-  return suffix.startsWith('.') && name.toLowerCase().endsWith(suffix) && spellsDomain ? stem : name;
+/** "www.acme.com" in a copyright line is the site's address written with its host: the name is "acme.com". */
+function withoutWww(name: string, domain: string): string {
+  const address = name.replace(/^www\./i, '');
+  return address !== name && address.toLowerCase() === registrableDomain(domain) ? address : name;
 }
 
 function spelledName(domain: string, evidence: NameEvidence): string | undefined {

@@ -3,7 +3,7 @@ import type { CheerioAPI } from 'cheerio/slim';
 import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
 import type { JsonObject } from './jsonld.js';
 import { normalizeKeywords, salientWords } from './keywords.js';
-import { companyLabel, nameFromTitle } from './name.js';
+import { companyLabel, nameFromTitle, titleParts } from './name.js';
 import { copyrightHolders, nameFromEvidence, isBareDomainLabel, loneTitleName, nameFromTitleWithEvidence } from './company-name.js';
 import type { NameEvidence } from './company-name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
@@ -278,6 +278,14 @@ export function feedSiteName(title: string): string {
 }
 
 /** What the page says of its owner, for choosing and spelling the company name (see company-name.ts). */
+function bodyWithoutTitleHeadings($: CheerioAPI, title: string): string {
+  const body = $('body').first().clone();
+  body.find('h1').each((_, el) => {
+    if (matchKey($(el).text()) === matchKey(title)) $(el).remove();
+  });
+  return body.text();
+}
+
 function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) => string | undefined, title: string): NameEvidence {
   const clean = (value: string | undefined) => (value ? cleanText(value, MAX_NAME_LENGTH * 2) : '');
   const isHome = (href: string | undefined) => {
@@ -329,13 +337,15 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
     descriptions: [metaValue('description'), metaValue('og:description'), metaValue('twitter:description')]
       .map(clean)
       .filter((text) => text !== '' && matchKey(text) !== matchKey(title)),
+    // A heading that is only the title again (a theme's hidden h1) backs no reading of it either.
     headings: $('h1')
       .slice(0, 5)
       .map((_, el) => clean($(el).text()))
       .get()
-      .filter(Boolean),
+      .filter((text) => text !== '' && matchKey(text) !== matchKey(title)),
     text: [metaValue('og:title'), metaValue('twitter:title'), bodyText].filter(Boolean).join('\n'),
-    body: $('body').text().slice(0, MAX_EVIDENCE_TEXT),
+    // Without copies of the title (a theme's hidden h1): the page's own text must use a longer form to back it.
+    body: bodyWithoutTitleHeadings($, title).slice(0, MAX_EVIDENCE_TEXT),
     links: $('a[href]')
       .slice(0, MAX_ANCHORS)
       .map((_, el) => $(el).attr('href') ?? '')
@@ -360,19 +370,40 @@ function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticl
   if (!own) return false;
   const path = new URL(own).pathname;
   if (/\/(?:19|20)\d{2}\/(?:0?[1-9]|1[0-2])\//.test(path)) return true;
-  return (first('og:type') ?? '').toLowerCase() === 'article' && !/^\/(?:index\.\w+)?$/i.test(path);
+  if ((first('og:type') ?? '').toLowerCase() !== 'article') return false;
+  // Many home pages say og:type "article" by a theme's default: only a page whose own addresses (og:url and
+  // canonical) are none of them the site's root, or a language's root ("/de"), is taken for an article by it.
+  const addresses = [first('og:url'), $('link[rel~=canonical]').first().attr('href')]
+    .map((href) => absoluteHttpUrl(href, page))
+    .filter((url): url is string => url !== undefined);
+  return !addresses.some((url) => HOME_PATH.test(new URL(url).pathname));
 }
+
+const HOME_PATH = /^\/(?:index\.\w+|[a-z]{2}(?:[-_][a-z]{2})?\/?)?$/i;
 
 /**
  * Whether a description says something: not a template's unfilled placeholder ("$metaDescriptionE", "{{ desc }}")
- * and not only the page's title again ("Latest News" as title and description).
+ * and not only the page's title or a part of it again ("Latest News" as title and description, "Build software
+ * better, together." for "GitHub · Build software better, together.", "Home at Picturehouse Cinemas" for
+ * "Home | Picturehouse Cinemas").
  */
 function describes(description: string, title: string): boolean {
   if (/^[$%][\w.]+$|\{\{|\}\}|^\[[\w\s]+\]$/.test(description)) return false;
   // A shop template's fields left empty around a page label (" : Contact Us - ") describe nothing.
   if (/^[:|–—-]|\s[:|–—-]$/u.test(description.trim())) return false;
-  return matchKey(description) !== matchKey(cleanText(title, MAX_DESCRIPTION_LENGTH));
+  const whole = cleanText(title, MAX_DESCRIPTION_LENGTH);
+  if (matchKey(description) === matchKey(whole)) return false;
+  const parts = new Set(titleParts(whole).map(matchKey));
+  // A title's tagline said again is a slogan; a sentence the title also carries may still say what the company does.
+  const tagline = description.trim().split(/\s+/).length <= MAX_TAGLINE_WORDS && parts.has(matchKey(description));
+  const label = description.replace(PAGE_LABEL_PREFIX, '');
+  return !tagline && !(label !== description && parts.has(matchKey(label)));
 }
+
+const MAX_TAGLINE_WORDS = 5;
+
+/** "Home at …", "Home - …", "Welcome to …": a page's label before the site's name. */
+const PAGE_LABEL_PREFIX = /^(?:home(?:\s*page)?\s*(?:at|of|[-|:–—])|welcome\s+to)\s+/iu;
 
 function orgField(org: JsonObject | undefined, key: string): unknown {
   return org ? org[key] : undefined;
@@ -453,12 +484,7 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
   // What the company does: what its Organization says of it, else the page's own description; never an article's.
   const description = article
     ? null
-    : ([
-        firstString(orgField(org, 'description')),
-        metaValue('description'),
-        metaValue('og:description', 'twitter:description'),
-        firstString(website?.['description']),
-      ]
+    : ([firstString(orgField(org, 'description')), metaValue('description'), metaValue('og:description')]
         .map((value) => cleanOrNull(value, MAX_DESCRIPTION_LENGTH))
         .find((value): value is string => value !== null && describes(value, title)) ?? null);
 
