@@ -225,11 +225,22 @@ describe('what the company does', () => {
       `<script type="application/ld+json">{"@type":"BlogPosting","headline":"Ten tips"}</script>`,
       '<meta property="article:published_time" content="2024-05-01T10:00:00Z">',
       '<meta property="og:type" content="article"><meta property="og:url" content="https://acmewidgets.com/news/acme-buys-beta">',
+      // The address alone: a news or blog section, or a headline written into it.
+      '<link rel="canonical" href="https://acmewidgets.com/news/acme-buys-beta">',
+      '<meta property="og:url" content="https://acmewidgets.com/articles/13/07/18/acme-buys-beta">',
+      '<link rel="canonical" href="https://acmewidgets.com/acme-buys-beta-for-ten-million-dollars">',
     ];
     for (const mark of marks) {
       const facts = extract(page('<title>Acme buys Beta | Acme Widgets</title>' + description + mark), 'acmewidgets.com');
       assert.equal(facts.description, null, mark);
       assert.equal(facts.name, 'Acme Widgets', mark);
+    }
+  });
+
+  it("a page's own short address is no article's", () => {
+    for (const own of ['/skin-care-resources-santa-monica/', '/contact.htm', '/newsletter', '/de']) {
+      const html = page(`<title>Acme Widgets</title><link rel="canonical" href="https://acmewidgets.com${own}">${description}`);
+      assert.equal(extract(html, 'acmewidgets.com').description, 'Acme Widgets makes fasteners for builders.', own);
     }
   });
 

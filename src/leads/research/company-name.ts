@@ -291,9 +291,14 @@ function nameAfterPreposition(part: string, span: string): string | undefined {
   return PREPOSITION.test(before[before.length - 1] ?? '') ? trimName(part.slice(at)) : undefined;
 }
 
+/** What the page says of its owner, then the rest of its text. */
+function ownerTextsThenText(evidence: NameEvidence): string[] {
+  return [...evidence.strong, ...evidence.descriptions, ...evidence.headings, evidence.text.slice(0, MAX_TEXT_CHARS)];
+}
+
 /** The domain written as words in what the page says of its owner, or else in its text. */
 function spelledInPage(domain: string, evidence: NameEvidence): string | undefined {
-  for (const text of [...evidence.strong, ...evidence.descriptions, ...evidence.headings, evidence.text.slice(0, MAX_TEXT_CHARS)]) {
+  for (const text of ownerTextsThenText(evidence)) {
     const span = domainSpan(text, domain, 2);
     if (span) return span;
   }
@@ -304,10 +309,10 @@ function spelledInPage(domain: string, evidence: NameEvidence): string | undefin
  * A name run together in lower case ("floridahospital") as the page writes it elsewhere in words ("© 2014 Florida
  * Hospital"); else as it is.
  */
-export function respelled(name: string, evidence: NameEvidence): string {
+function respelled(name: string, evidence: NameEvidence): string {
   if (!/^[\p{Ll}\p{N}]+$/u.test(name)) return name;
   const target = matchKey(name);
-  for (const text of [...evidence.strong, ...evidence.descriptions, ...evidence.headings, evidence.text.slice(0, MAX_TEXT_CHARS)]) {
+  for (const text of ownerTextsThenText(evidence)) {
     const tokens = tokenize(text);
     const span = findSpan(tokens, target, 2);
     if (span)

@@ -277,15 +277,17 @@ export function feedSiteName(title: string): string {
   return suffixed ? suffixed[1]!.trim() : '';
 }
 
-/** What the page says of its owner, for choosing and spelling the company name (see company-name.ts). */
+/** The body's text less its headings that only repeat the title (a theme's hidden h1). */
 function bodyWithoutTitleHeadings($: CheerioAPI, title: string): string {
-  const body = $('body').first().clone();
-  body.find('h1').each((_, el) => {
-    if (matchKey($(el).text()) === matchKey(title)) $(el).remove();
+  let text = $('body').text();
+  $('body h1').each((_, el) => {
+    const heading = $(el).text();
+    if (matchKey(heading) === matchKey(title)) text = text.replace(heading, '\n');
   });
-  return body.text();
+  return text;
 }
 
+/** What the page says of its owner, for choosing and spelling the company name (see company-name.ts). */
 function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) => string | undefined, title: string): NameEvidence {
   const clean = (value: string | undefined) => (value ? cleanText(value, MAX_NAME_LENGTH * 2) : '');
   const isHome = (href: string | undefined) => {
@@ -344,7 +346,7 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
       .get()
       .filter((text) => text !== '' && matchKey(text) !== matchKey(title)),
     text: [metaValue('og:title'), metaValue('twitter:title'), bodyText].filter(Boolean).join('\n'),
-    // Without copies of the title (a theme's hidden h1): the page's own text must use a longer form to back it.
+    // The page's own text must use a longer form to back it; a copy of the title does not.
     body: bodyWithoutTitleHeadings($, title).slice(0, MAX_EVIDENCE_TEXT),
     links: $('a[href]')
       .slice(0, MAX_ANCHORS)
@@ -369,7 +371,7 @@ function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticl
   const own = absoluteHttpUrl(first('og:url') ?? $('link[rel~=canonical]').first().attr('href'), page);
   if (!own) return false;
   const path = new URL(own).pathname;
-  if (/\/(?:19|20)\d{2}\/(?:0?[1-9]|1[0-2])\//.test(path)) return true;
+  if (/\/(?:19|20)\d{2}\/(?:0?[1-9]|1[0-2])\//.test(path) || ARTICLE_PATH.test(path) || HEADLINE_SLUG.test(path)) return true;
   if ((first('og:type') ?? '').toLowerCase() !== 'article') return false;
   // Many home pages say og:type "article" by a theme's default: only a page whose own addresses (og:url and
   // canonical) are none of them the site's root, or a language's root ("/de"), is taken for an article by it.
@@ -379,6 +381,10 @@ function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticl
   return !addresses.some((url) => HOME_PATH.test(new URL(url).pathname));
 }
 
+/** A news or blog address with something after its section: "/news/…", "/articles/…", "/post/…", "/press-releases/…". */
+const ARTICLE_PATH = /\/(?:news|articles?|story|stories|posts?|blog|press(?:-releases?)?)\/[^/?#]+/i;
+/** A headline written into the address: six words or more joined by hyphens or underscores ("/eight-changes-id-like-to-see"). */
+const HEADLINE_SLUG = /\/(?:[^/?#\s_-]+[-_]){5,}[^/?#\s_-]+[^/]*\/?$/;
 const HOME_PATH = /^\/(?:index\.\w+|[a-z]{2}(?:[-_][a-z]{2})?\/?)?$/i;
 
 /**
