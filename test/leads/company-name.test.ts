@@ -197,6 +197,12 @@ describe('company names from the page', () => {
     assert.equal(extract(homePage, 'greatmusicproductsonline.com').name, 'Great Music Products');
   });
 
+  it('matches a name in another script with the domain through its transliteration', () => {
+    assert.equal(extract(page('<title>Вести Сочи | Новости Сочи</title>'), 'vesti-sochi.tv').name, 'Вести Сочи');
+    assert.equal(extract(page('<title>سامانه رزرواسیون | یادمان</title>'), 'yadman.net').name, 'یادمان');
+    assert.equal(domainMatchScore('Müller Bäckerei', 'mueller-baeckerei.de'), 100);
+  });
+
   it('writes a name run together in lower case as the page writes it in words', () => {
     const html = page(
       '<title>floridahospital | Physician Employment Opportunities</title>',

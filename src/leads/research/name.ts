@@ -1,4 +1,5 @@
 import { domainToUnicode } from 'node:url';
+import transliterate from '@sindresorhus/transliterate';
 import { getDomain } from 'tldts';
 import type { CompanyProfile } from './types.js';
 import { MAX_NAME_LENGTH } from './types.js';
@@ -65,12 +66,11 @@ export function domainMatchScore(text: string, domain: string): number {
   const domainKey = matchKey(companyLabel(domain));
   if (domainKey === '') return 0;
   const plain = scoreAgainst(text, domainKey);
-  // German domains spell umlauts out (Müller → mueller.de).
-  const spelled = text.replace(/[äöüÄÖÜß]/g, (c) => UMLAUTS[c] ?? c);
+  // A domain spells a name in Latin letters: umlauts written out (Müller → mueller.de), other scripts transliterated
+  // (Вести Сочи → vesti-sochi.tv, یادمان → yadman.net).
+  const spelled = transliterate(text);
   return spelled === text ? plain : Math.max(plain, scoreAgainst(spelled, domainKey));
 }
-
-const UMLAUTS: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue', Ä: 'Ae', Ö: 'Oe', Ü: 'Ue', ß: 'ss' };
 
 function scoreAgainst(text: string, domainKey: string): number {
   const key = matchKey(text);
