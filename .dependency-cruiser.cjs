@@ -27,9 +27,18 @@ module.exports = {
     {
       name: 'infrastructure-knows-no-domain',
       severity: 'error',
-      comment: 'Shared infrastructure is below every domain: an arrow up would tie it to one of them.',
-      from: { path: INFRASTRUCTURE },
+      comment:
+        "Shared infrastructure is below every domain: an arrow up would tie it to one of them. The worker threads' entry " +
+        '(workers/tasks.ts) is their composition root: it may run pure domain code, named in the next rule.',
+      from: { path: INFRASTRUCTURE, pathNot: '^src/workers/tasks\\.ts$' },
       to: { path: DOMAINS },
+    },
+    {
+      name: 'worker-tasks-run-only-pure-domain-code',
+      severity: 'error',
+      comment: 'The worker threads run no I/O of a domain: only the reading of company pages (leads/research, pure).',
+      from: { path: '^src/workers/tasks\\.ts$' },
+      to: { path: DOMAINS, pathNot: '^src/leads/research/(extract|types)\\.ts$' },
     },
     {
       name: 'services-never-import-fastify',

@@ -515,6 +515,19 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
       },
     },
     {
+      key: 'lead-hostile-site',
+      label: 'POST /api/client/process-lead (its company page: 512 KiB of linked images)',
+      async warm(ctx, server) {
+        await expectJson(hostileSiteLead(ctx, server, 'warm-logos'), 200, 'warm-up lead');
+      },
+      async run(ctx, server) {
+        const answer = await hostileSiteLead(ctx, server, 'many-logos');
+        if (answer.status !== 200) return { status: answer.status, ms: answer.ms, result: errorCode(answer.body) };
+        const lead = JSON.parse(answer.body.toString('utf8')) as { emailBody: string };
+        return { status: answer.status, ms: answer.ms, result: lead.emailBody.includes('Many Logos Ltd') ? 'company named' : 'company not named' };
+      },
+    },
+    {
       key: 'lead-batch',
       label: `POST /api/client/lead-batches (${BATCH_LEADS.toLocaleString('en-US')} leads)`,
       async warm(ctx, server) {
@@ -537,6 +550,24 @@ function scenarios(inputs: { importBody: Buffer; viewerBody: Buffer; viewerItems
   ];
 }
 
+/**
+ * A company home page built to be slow to read: 512 KiB (what research reads of a page at most) of logo images linked
+ * to the home page, each one examined as evidence of the company's name.
+ */
+function hostileCompanyPage(): Buffer {
+  const head = '<!doctype html><html><head><title>Many Logos Ltd | Home</title></head><body>';
+  const logo = '<a href="/"><img src="/logo.png" alt="Many Logos Ltd"></a>';
+  return Buffer.from(head + logo.repeat(Math.ceil((512 * 1024 - head.length) / logo.length)) + '</body></html>');
+}
+
+/** A synchronous lead whose company site serves the hostile page; a new domain each time, so no cached research. */
+async function hostileSiteLead(ctx: Context, server: { port: number }, stem: string) {
+  return send(server.port, 'POST', '/api/client/process-lead', {
+    key: ctx.ownerKey,
+    body: { firstName: 'Ada', lastName: 'Lovelace', email: `ada@${stem}-${randomBytes(4).toString('hex')}.example.com` },
+  });
+}
+
 /** Leads of as many companies, every one its own domain. */
 function leadList(count: number, stem: string) {
   return Array.from({ length: count }, (_, index) => ({
@@ -556,6 +587,7 @@ async function measureScenario(scenario: Scenario, ctx: Context): Promise<Row> {
     LEAD_WORKER: 'false',
     FEED_SCHEDULER: 'off',
     OUTBOUND_ALLOW: new URL(ctx.feedOrigin).host,
+    COMPANY_SITE_URL: `${ctx.feedOrigin}/site/{domain}/`,
     BENCH_EVENT_LOOP_DELAY: '1',
   });
   const probe = new Probe(server.port);
@@ -615,7 +647,13 @@ export async function runEventLoopBench(): Promise<void> {
   const started = performance.now();
   const feed = feedXml(FEED_ENTRIES, FEED_ENTRY_HTML_BYTES);
   const small = feedXml(5, 2_000);
+  const hostilePage = hostileCompanyPage();
   const feedServer = createServer((request, response) => {
+    // Company sites for lead research are /site/{domain}/ on the same server.
+    if ((request.url ?? '/').startsWith('/site/')) {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': hostilePage.length }).end(hostilePage);
+      return;
+    }
     const body = (request.url ?? '/').startsWith('/small.xml') ? small : feed;
     response.writeHead(200, { 'content-type': 'application/rss+xml', 'content-length': body.length }).end(body);
   });

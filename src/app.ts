@@ -20,6 +20,7 @@ import { createSmtpMailer } from './leads/mailer.js';
 import { leadRoutes } from './leads/routes.js';
 import { TemplateQueries } from './leads/templates/queries.js';
 import { TemplateService } from './leads/templates/service.js';
+import { pooledPageExtractor } from './leads/research/index.js';
 import { wireLeadDomain } from './leads/wiring.js';
 import { createSafeFetcher } from './net/safe-fetch.js';
 import { ArticleQueries } from './portal/articles/queries.js';
@@ -232,6 +233,7 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     onJobEnded: (accountId, job) => webhooks.publish(accountId, `job.${job.status as 'completed' | 'failed' | 'rejected'}`, job),
     onBatchCompleted: (accountId, batch) => webhooks.publish(accountId, 'batch.completed', batch),
     readCsv: (bytes, limits) => readCsvInPool(workers, bytes, limits),
+    extractPage: pooledPageExtractor(workers),
     metrics,
   });
   app.addHook('onReady', async () => leadDomain.start());

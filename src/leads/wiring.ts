@@ -17,6 +17,7 @@ import { LeadBatchQueries } from './batches/queries.js';
 import { type BatchView, LeadBatchService, type LeadBatchServiceDeps } from './batches/service.js';
 import { readCsvTable } from '../content/csv-table.js';
 import { researchCompany } from './research/index.js';
+import type { PageExtractor } from './research/index.js';
 import { type JobEndedListener, LeadService } from './service.js';
 import { TemplateQueries } from './templates/queries.js';
 import { TemplateService } from './templates/service.js';
@@ -45,6 +46,8 @@ export interface LeadDomainDeps {
   worker?: { leaseMs?: number; renewEveryMs?: number };
   /** Told right after a job ends (webhooks publish job.completed, job.failed, job.rejected). */
   onJobEnded?: JobEndedListener;
+  /** Reads fetched company pages (the composition root runs large ones in the worker threads). */
+  extractPage?: PageExtractor;
   /** Reads uploaded lead files (the composition root runs large ones in the worker threads). */
   readCsv?: LeadBatchServiceDeps['readCsv'];
   /** Where the mail-server look-up (CHECK_MX) asks; default: the system's DNS. */
@@ -79,13 +82,14 @@ export function wireLeadDomain({
   onBatchCompleted,
   mailServers = dns.promises,
   readCsv = async (bytes, limits) => readCsvTable(bytes, limits),
+  extractPage,
 }: LeadDomainDeps): LeadDomain {
   const queries = new LeadQueries(storage.db, storage.dialect);
   const checker = createEmailChecker({ mx: settings.checkMx ? mailServers : undefined });
   const localChecker = createEmailChecker({});
   const templates = new TemplateService(new TemplateQueries(storage.db));
   const slots = new AccountSlots();
-  const research = (domain: string) => researchCompany(domain, { fetcher, siteUrlTemplate: companySiteUrl });
+  const research = (domain: string) => researchCompany(domain, { fetcher, siteUrlTemplate: companySiteUrl, ...(extractPage ? { extractPage } : {}) });
   let worker: LeadWorker | undefined;
   const batches = new LeadBatchService({
     queries: new LeadBatchQueries(storage.db, storage.dialect),

@@ -6,6 +6,8 @@ import { type CsvTableLimits, type CsvTableOutcome, readCsvTable } from '../cont
 import { sanitizeArticleHtml } from '../content/sanitize.js';
 import { type JsonParseOutcome, parseJsonBytes } from '../http/json-body.js';
 import { type CleanedEntry, cleanEntries, type EntrySource, type FeedReadOutcome, readFeedOutcome } from '../reader/index.js';
+import { extractCompany } from '../leads/research/extract.js';
+import type { ExtractedCompany, ExtractOptions } from '../leads/research/types.js';
 
 /** Structured cloning turns a Buffer into a plain Uint8Array: the same bytes as a Buffer again, without a copy. */
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -35,4 +37,9 @@ export function parseJson(input: { bytes: Uint8Array; maxItems?: Record<string, 
 /** An uploaded CSV file read into its records (at most `limits.maxRecords` of them). */
 export function readCsv(input: { bytes: Uint8Array; limits: CsvTableLimits }): CsvTableOutcome {
   return readCsvTable(asBuffer(input.bytes), input.limits);
+}
+
+/** A company's fetched web page read for its facts (leads/research/extract.ts): a hostile page is slow to read. */
+export function extractCompanyPage(input: { html: string; url: string; options: ExtractOptions }): ExtractedCompany {
+  return extractCompany(input.html, input.url, input.options);
 }

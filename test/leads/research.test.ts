@@ -10,10 +10,12 @@ import {
   extractCompany,
   homePageCandidates,
   nameFromTitle,
+  pooledPageExtractor,
   profileFromDomain,
   registrableDomain,
   researchCompany,
 } from '../../src/leads/research/index.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 import type { CompanyProfile, ResearchOutcome } from '../../src/leads/research/index.js';
 import { classifySocialUrl } from '../../src/leads/research/social.js';
 
@@ -142,6 +144,20 @@ describe('company research against local sites', () => {
         </head><body><h1>${'Headline '.repeat(40)}</h1>${`<p>${'A lead paragraph with enough words to count. '.repeat(6)}</p>`.repeat(10)}</body></html>`),
     );
     routes.set('/empty.com/', html(''));
+    // Hostile home pages: 500 KB of linked images (a quarter of a second to read on the event loop), and markup
+    // nested deeper than the reader's recursion goes.
+    routes.set(
+      '/many-logos.com/',
+      html(
+        '<html><head><title>Many Logos Ltd | Home</title><meta name="description" content="Many Logos Ltd makes logos."></head><body>' +
+          '<a href="/"><img src="/logo.png" alt="Many Logos Ltd"></a>'.repeat(9000) +
+          '<footer>© 2024 Many Logos Ltd</footer></body></html>',
+      ),
+    );
+    routes.set(
+      '/deep.com/',
+      html(`<html><head><title>Deep Corp</title></head><body>${'<div>'.repeat(30000)}Deep${'</div>'.repeat(30000)}</body></html>`),
+    );
   });
 
   after(async () => {
@@ -153,6 +169,27 @@ describe('company research against local sites', () => {
   const research = (domain: string, extra: { timeoutMs?: number; maxBytes?: number } = {}): Promise<ResearchOutcome> =>
     researchCompany(domain, { fetcher, siteUrlTemplate: template, ...extra });
   const url = (path: string) => `http://127.0.0.1:${port}${path}`;
+
+  it('reads a large hostile page in a worker thread, with the same facts as on the event loop', async () => {
+    const pool = new WorkerPool({ threads: 1 });
+    try {
+      const extractPage = pooledPageExtractor(pool);
+      const pooled = await researchCompany('many-logos.com', { fetcher, siteUrlTemplate: template, extractPage });
+      const inline = await research('many-logos.com');
+      assert.equal(pooled.fallbackReason, null);
+      assert.equal(pooled.profile.name, 'Many Logos Ltd');
+      assert.equal(pooled.profile.description, 'Many Logos Ltd makes logos.');
+      assert.deepEqual(pooled.profile, inline.profile);
+      // Markup nested past the reader's recursion fails in the worker alone: the domain's profile, with the reason.
+      const deep = await researchCompany('deep.com', { fetcher, siteUrlTemplate: template, extractPage });
+      assert.equal(deep.profile.source, 'domain');
+      assert.match(deep.fallbackReason ?? '', /could not be read/);
+      // The pool still works after that failure.
+      assert.equal((await researchCompany('many-logos.com', { fetcher, siteUrlTemplate: template, extractPage })).profile.name, 'Many Logos Ltd');
+    } finally {
+      await pool.close();
+    }
+  });
 
   it('reads a JSON-LD @graph home page and follows its /about page once', async () => {
     requests.length = 0;

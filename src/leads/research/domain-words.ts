@@ -7,9 +7,16 @@ import { createRequire } from 'node:module';
  * The wordninja list as the `wordsninja` package ships it (MIT): 126,000 English words from Wikipedia, most frequent
  * first. A word's cost is its Zipf cost, log(rank × log N), so the cheapest split is the likeliest sentence.
  */
-const WORDS = createRequire(import.meta.url)('wordsninja/words-en.json') as string[];
-const RANK: ReadonlyMap<string, number> = new Map(WORDS.map((word, index) => [word, index + 1]));
-const LOG_SIZE = Math.log(WORDS.length);
+let ranks: { rank: ReadonlyMap<string, number>; logSize: number } | undefined;
+
+/** The list, read on first use (about 30 ms and 7 MB once per process or worker thread that splits a domain). */
+function wordRanks(): { rank: ReadonlyMap<string, number>; logSize: number } {
+  if (!ranks) {
+    const words = createRequire(import.meta.url)('wordsninja/words-en.json') as string[];
+    ranks = { rank: new Map(words.map((word, index) => [word, index + 1])), logSize: Math.log(words.length) };
+  }
+  return ranks;
+}
 const MAX_WORD_LENGTH = 20;
 const MAX_LABEL_LENGTH = 40;
 
@@ -26,9 +33,10 @@ const MAX_WORDS = 4;
  * last, or "unforgettablesmile" would read "unforgettables mile".
  */
 function rankOf(piece: string, last: boolean): number | undefined {
-  const rank = RANK.get(piece);
-  if (rank !== undefined || !last || piece.length <= 3 || !piece.endsWith('s')) return rank;
-  return RANK.get(piece.slice(0, -1));
+  const { rank } = wordRanks();
+  const found = rank.get(piece);
+  if (found !== undefined || !last || piece.length <= 3 || !piece.endsWith('s')) return found;
+  return rank.get(piece.slice(0, -1));
 }
 
 function cheapestSplit(label: string): string[] | undefined {
@@ -39,7 +47,7 @@ function cheapestSplit(label: string): string[] | undefined {
     for (let begin = Math.max(0, end - MAX_WORD_LENGTH); begin < end; begin++) {
       const rank = rankOf(label.slice(begin, end), end === label.length);
       if (rank === undefined || cost[begin] === Infinity) continue;
-      const total = cost[begin] + Math.log(rank * LOG_SIZE);
+      const total = cost[begin] + Math.log(rank * wordRanks().logSize);
       if (total < cost[end]) {
         cost[end] = total;
         start[end] = begin;
@@ -54,7 +62,7 @@ function cheapestSplit(label: string): string[] | undefined {
 
 function plausibleWord(word: string): boolean {
   if (CONNECTORS.has(word) || word === 'co' || word.length >= 4) return true;
-  return word.length === 3 && (RANK.get(word) ?? Infinity) <= MAX_SHORT_WORD_RANK;
+  return word.length === 3 && (wordRanks().rank.get(word) ?? Infinity) <= MAX_SHORT_WORD_RANK;
 }
 
 /**

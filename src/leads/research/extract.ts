@@ -10,40 +10,11 @@ import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
 import { truncate } from '../../content/text.js';
 import { cleanOrNull, cleanText, matchKey } from './clean-text.js';
-import type { CompanyProfile } from './types.js';
+import type { ExtractedCompany, ExtractOptions, NameSource } from './types.js';
+export type { ExtractedCompany, ExtractOptions, NameSource } from './types.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_PRODUCT_DESCRIPTION_LENGTH } from './types.js';
 
 // Company facts from one HTML page. Pure: no I/O, the same output for the same input.
-
-export type NameSource = 'json-ld' | 'og:site_name' | 'application-name' | 'json-ld-website' | 'title' | 'page-text';
-
-export interface ExtractOptions {
-  /** The company's domain, to choose among names and links (default: the page's host). */
-  domain?: string;
-  /** The Content-Language response header, used when the page has no lang attribute. */
-  contentLanguage?: string | undefined;
-}
-
-/** What one page tells; `name` is absent when the page does not name the company (the caller uses the domain). */
-export type ExtractedCompany = Partial<CompanyProfile> & {
-  description: string | null;
-  product_description: string | null;
-  industry: string[];
-  logo: string | null;
-  /** `website` is the page URL given; the social links are those the page shows. */
-  links: CompanyProfile['links'];
-  language: string | null;
-  nameSource?: NameSource;
-  /** Same-site pages linked from this one that describe the company (about first, then products), best first. */
-  relatedPages: string[];
-  /** The about pages among relatedPages. */
-  aboutPages: string[];
-  /**
-   * True when the page is a dated article (a blog post, news story or press release) rather than a page about the
-   * company: its text says what happened, not what the company does, so it gives no description.
-   */
-  article: boolean;
-};
 
 const MAX_HTML_LENGTH = 5_000_000;
 const MAX_ANCHORS = 5000;

@@ -3,16 +3,25 @@
 // what the domain alone tells, with the reason.
 
 import { extractCompany, joinPieces } from './extract.js';
-import type { ExtractedCompany } from './extract.js';
 import { fetchHtmlPage, PageError } from './fetch-page.js';
 import type { HtmlPage } from './fetch-page.js';
 import { profileFromDomain } from './name.js';
 import { truncate } from '../../content/text.js';
-import type { CompanyProfile, ResearchDeps, ResearchOutcome } from './types.js';
+import type { WorkerPool } from '../../workers/pool.js';
+import type { CompanyProfile, ExtractedCompany, PageExtractor, ResearchDeps, ResearchOutcome } from './types.js';
 import { MAX_PRODUCT_DESCRIPTION_LENGTH } from './types.js';
 
-export type { CompanyProfile, ResearchDeps, ResearchOutcome, SocialLinks, SocialNetwork } from './types.js';
-export type { ExtractedCompany, ExtractOptions, NameSource } from './extract.js';
+export type {
+  CompanyProfile,
+  ExtractedCompany,
+  ExtractOptions,
+  NameSource,
+  PageExtractor,
+  ResearchDeps,
+  ResearchOutcome,
+  SocialLinks,
+  SocialNetwork,
+} from './types.js';
 export { extractCompany } from './extract.js';
 export { nameFromDomain, nameFromTitle, profileFromDomain, registrableDomain } from './name.js';
 
@@ -23,10 +32,7 @@ export const DEFAULT_MAX_PAGE_BYTES = 2 * 1024 * 1024;
 /** An attempt with less time than this left is not started. */
 const MIN_ATTEMPT_MS = 100;
 const MAX_REASON_LENGTH = 1000;
-/**
- * Only the start of a page is parsed: the facts sit in the head and the top of the body, and parsing a 2 MiB page
- * would hold the event loop (every other request) for a third of a second.
- */
+/** Only the start of a page is read: the facts sit in the head and the top of the body. */
 const MAX_PARSED_CHARS = 512 * 1024;
 
 const HOST_NAME = /^(?=.{1,253}$)(?:(?!-)[a-z0-9-]{1,63}(?<!-)\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
@@ -73,6 +79,18 @@ function mergeProfile(domain: string, home: ExtractedCompany, extra: ExtractedCo
   };
 }
 
+/**
+ * Below this much HTML a page is read on the event loop (30 ms at most, for one of ten thousand linked images per
+ * 512 KiB; a few ms for an ordinary page); a larger one in a worker thread.
+ */
+const INLINE_EXTRACT_CHARS = 64 * 1024;
+
+/** Reads small pages here and large ones in the worker threads (tasks.ts's extractCompanyPage). */
+export function pooledPageExtractor(pool: WorkerPool): PageExtractor {
+  return async (html, url, options) =>
+    html.length < INLINE_EXTRACT_CHARS ? extractCompany(html, url, options) : pool.run('extractCompanyPage', { html, url, options });
+}
+
 export async function researchCompany(domain: string, deps: ResearchDeps): Promise<ResearchOutcome> {
   const budget = deps.timeoutMs ?? DEFAULT_RESEARCH_TIMEOUT_MS;
   const deadline = Date.now() + budget;
@@ -113,9 +131,10 @@ export async function researchCompany(domain: string, deps: ResearchDeps): Promi
     return { profile: profileFromDomain(host), fallbackReason: truncate(failures.join('; '), MAX_REASON_LENGTH), fetchedUrls };
   }
 
+  const extractPage: PageExtractor = deps.extractPage ?? (async (html, url, options) => extractCompany(html, url, options));
   let homeFacts: ExtractedCompany;
   try {
-    homeFacts = extractCompany(home.html.slice(0, MAX_PARSED_CHARS), home.url, { domain: host, contentLanguage: home.contentLanguage });
+    homeFacts = await extractPage(home.html.slice(0, MAX_PARSED_CHARS), home.url, { domain: host, contentLanguage: home.contentLanguage });
   } catch {
     return { profile: profileFromDomain(host), fallbackReason: `${home.url}: the page could not be read`, fetchedUrls };
   }
@@ -125,7 +144,7 @@ export async function researchCompany(domain: string, deps: ResearchDeps): Promi
   if (related) {
     try {
       const page = await fetchPage(related);
-      extra = extractCompany(page.html.slice(0, MAX_PARSED_CHARS), page.url, { domain: host, contentLanguage: page.contentLanguage });
+      extra = await extractPage(page.html.slice(0, MAX_PARSED_CHARS), page.url, { domain: host, contentLanguage: page.contentLanguage });
     } catch (err) {
       warnings.push(describeFailure(related, err).text); // the home page is enough
     }
