@@ -211,6 +211,47 @@ describe('company names from the page', () => {
     assert.equal(extract(html, 'floridahospitalphysicianjobs.com').name, 'Florida Hospital');
     assert.equal(extract(page('<title>floridahospital | Jobs</title>'), 'floridahospitalphysicianjobs.com').name, 'floridahospital');
   });
+
+  it('keeps a possessive and a name joined by "&"; reads a copyright notice broken over two source lines', () => {
+    const possessive = page(
+      '<title>Acmes Cheese House: Swiss Cheese | Bologna</title><meta name=description content="Acme\'s Cheese House | Swiss Cheese | Bologna | Gifts">',
+      "<footer>© 2009 Acme's Cheese\nHouse. All rights reserved.</footer>",
+    );
+    assert.equal(extract(possessive, 'cheesehouse.com').name, 'Acmes Cheese House');
+    assert.deepEqual(copyrightHolders("© 2009 Acme's Cheese\n   House. All rights reserved."), ["Acme's Cheese House"]);
+    const joined = page('<title>Sea Breeze Resort, Hotel and Spa</title>', '<footer>© Copyright Sea Breeze Hotel & Spa</footer>');
+    assert.equal(extract(joined, 'seabreezehotel.com').name, 'Sea Breeze Hotel & Spa');
+  });
+
+  it('drops a site label, a place after the name and a home-page word; takes the name before its own initials', () => {
+    const label = page('<title>Official UK Acme website</title><meta name="author" content="Official UK Acme website">');
+    assert.equal(extract(label, 'acme.co.uk').name, 'Acme');
+    const place = page(
+      '<title>Stoneridge Homes Huntsville, AL | Custom Home Builders</title>',
+      '<footer>© 2015 Stoneridge Homes Huntsville, AL</footer>',
+    );
+    assert.equal(extract(place, 'stoneridgehomesinc.com').name, 'Stoneridge Homes');
+    assert.equal(extract(page('<meta property="og:site_name" content="Acme Homepage">'), 'acme.co.uk').name, 'Acme');
+    const initials = page('<title>DCMI Home: Dublin Core® Metadata Initiative (DCMI)</title>');
+    assert.equal(extract(initials, 'dublincore.org').name, 'Dublin Core Metadata Initiative');
+  });
+
+  it("takes the logo's name the title starts with, a quoted name, and the address the site calls itself by", () => {
+    const logo = page(
+      "<title>Charles Tyrwhitt for Men's Shirts, Suits &amp; Ties</title>",
+      '<a href="/"><img src="/logo.png" alt="Charles Tyrwhitt – Jermyn Street London"></a>',
+    );
+    assert.equal(extract(logo, 'ctshirts.co.uk').name, 'Charles Tyrwhitt');
+    const quoted = page('<title>Сумки оптом в Новосибирске - Купить сумки | «S-Style» - Сумки и аксессуары</title>');
+    assert.equal(extract(quoted, 'sumka-style.ru').name, 'S-Style');
+    const address = page(
+      '<title>Bike Locks, Kryptonite, Abus, Bicycle lock</title>',
+      '<a href="/"><img src="/logo.jpg" alt="Bike-Locks.com"></a><footer>© 2010 Bike-Locks.com. All Rights Reserved.</footer>',
+    );
+    assert.equal(extract(address, 'bike-locks.com').name, 'Bike-Locks.com');
+    // Without the address on the page, the title's words are the name.
+    assert.equal(extract(page('<title>Bike Locks, Kryptonite, Abus, Bicycle lock</title>'), 'bike-locks.com').name, 'Bike Locks');
+  });
 });
 
 describe('what the company does', () => {
@@ -276,6 +317,36 @@ describe('what the company does', () => {
       const html = page(`<title>Acme</title><meta property="og:type" content="article">${own}${description}`);
       assert.equal(extract(html, 'acme.de').description, 'Acme Widgets makes fasteners for builders.', own);
     }
+  });
+
+  it("says nothing when it is a shop template's default, the title's keyword list again, or only the name and address", () => {
+    for (const placeholder of ['tag line', 'Boutique propulsée par PrestaShop', 'Shop powered by PrestaShop', 'Just another WordPress site']) {
+      assert.equal(extract(page(`<title>Acme</title><meta name="description" content="${placeholder}">`), 'acme.com').description, null, placeholder);
+    }
+    const keywords = page(
+      '<title>Acme Cheese: Swiss Cheese| Bologna | Chocolates</title><meta name="description" content="Acme Cheese | Swiss Cheese| Bologna | Chocolates | Gifts">',
+    );
+    assert.equal(extract(keywords, 'acme.com').description, null);
+    const address = page('<title>Olivia The Shop</title><meta name="description" content="♥ Olivia the Shop ♥ www.oliviatheshop.com ♥">');
+    assert.equal(extract(address, 'oliviatheshop.com').description, null);
+    // A list that says more than the title does describe.
+    const list = page('<title>Acme</title><meta name="description" content="Widgets | Gadgets | Repairs in Leeds">');
+    assert.equal(extract(list, 'acme.com').description, 'Widgets | Gadgets | Repairs in Leeds');
+  });
+
+  it("a home page with an SEO plugin's published time, or a section's index page, is no article", () => {
+    const home = page(
+      `<title>Acme</title><link rel="canonical" href="https://acme.com/"><meta property="article:published_time" content="2013-11-28">${description}`,
+    );
+    assert.equal(extract(home, 'acme.com').description, 'Acme Widgets makes fasteners for builders.');
+    const post = page(
+      `<title>Acme</title><link rel="canonical" href="https://acme.com/hello"><meta property="article:published_time" content="2013-11-28">${description}`,
+    );
+    assert.equal(extract(post, 'acme.com').description, null);
+    const index = page(
+      `<title>Acme News</title><meta property="og:type" content="article"><link rel="canonical" href="https://acme.com/news/index">${description}`,
+    );
+    assert.equal(extract(index, 'acme.com').description, 'Acme Widgets makes fasteners for builders.');
   });
 
   it('is only the Organization or the page description: a Twitter card alone says nothing of the company', () => {

@@ -1,6 +1,6 @@
 import { collapseWhitespace } from '../../content/text.js';
 import { matchKey } from './clean-text.js';
-import { companyLabel, domainMatchScore, GENERIC_TITLE_PARTS, LEGAL_FORMS, registrableDomain, titleParts } from './name.js';
+import { companyLabel, domainMatchScore, domainStem, GENERIC_TITLE_PARTS, LEGAL_FORMS, registrableDomain, titleParts } from './name.js';
 
 // The company name from what a whole page shows, not from one tag: a title's parts are checked against the domain
 // and against what else the page says of its owner (logo text, copyright line, author, description), and a
@@ -77,13 +77,17 @@ const MAX_TEXT_CHARS = 200_000;
 
 /** A comparison key that keeps word breaks: "H&S Solicitors, Ltd." → "h and s solicitors ltd". */
 export function phraseKey(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase()
+      // A possessive is one word, written with or without its apostrophe: "Shisler's Cheese House", "Shislers".
+      .replace(/(?<=\p{L})['’]s\b/gu, 's')
+      .replace(/&/g, ' and ')
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim()
+  );
 }
 
 function bareName(text: string): string {
@@ -197,10 +201,14 @@ function relatedName(domain: string, evidence: NameEvidence, within?: string): s
 function withoutTagline(name: string, domain: string, evidence: NameEvidence): string {
   const span = domainSpan(name, domain);
   if (!span || span === name) return name;
+  // "San Lameer Hotel & Spa": a name joined on by "&" or "and" is the same name, not a tagline.
+  if (JOINED_NAME.test(name.slice(name.indexOf(span) + span.length).trim())) return name;
   const key = phraseKey(name);
   const uses = ` ${bodyKey(evidence)} `.split(` ${key} `).length - 1;
   return uses >= 2 || evidence.descriptions.some((text) => containsPhrase(phraseKey(text), key)) ? name : span;
 }
+
+const JOINED_NAME = /^(?:&|and)\s+\p{Lu}\p{L}*(?:\s+\p{Lu}\p{L}*)?$/u;
 
 interface Token {
   text: string;
@@ -263,7 +271,9 @@ export function domainSpan(text: string, domain: string, minWords = 1): string |
   const target = matchKey(companyLabel(domain));
   if (target === '') return undefined;
   const tokens = tokenize(text).map((token) => withoutAddressSuffix(token, domain));
-  const span = findSpan(tokens, target, minWords);
+  // The legal form written into the domain may be missing from the name ("Stoneridge Homes" for stoneridgehomesinc.com).
+  const stem = domainStem(target);
+  const span = findSpan(tokens, target, minWords) ?? (stem ? findSpan(tokens, stem, minWords) : undefined);
   if (!span) return undefined;
   let [start, end] = span;
   if (start > 0 && /^the$/i.test(tokens[start - 1]!.text)) start--;
@@ -279,6 +289,17 @@ export function domainSpan(text: string, domain: string, minWords = 1): string |
 /** A name that is the site's own address, with its suffix ("Mindfactory.de", "dhd24.com"). */
 function isSiteAddress(name: string, domain: string): boolean {
   return !/\s/.test(name) && name.replace(/^www\./i, '').toLowerCase() === registrableDomain(domain);
+}
+
+/** The site's address as a logo, copyright line or author writes it, capitalized ("Bike-Locks.com"), if one does. */
+function addressAsName(domain: string, evidence: NameEvidence): string | undefined {
+  for (const text of evidence.strong) {
+    for (const word of text.split(/\s+/)) {
+      const address = word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+      if (/\p{Lu}/u.test(address) && isSiteAddress(address, domain)) return address.replace(/^www\./i, '');
+    }
+  }
+  return undefined;
 }
 
 const PREPOSITION = /^(?:from|by|at|with|von|bei|chez|par|da|di)$/i;
@@ -326,6 +347,26 @@ function respelled(name: string, evidence: NameEvidence): string {
   return name;
 }
 
+/** A site's label, not its name: "Official UK Chicco website", "Acme Online Shop". */
+const SITE_LABEL = /^official\s|\s(?:web\s?site|site|home\s?page|online\s+(?:shop|store))$/iu;
+/** Where the company is, after its name: "Huntsville, AL", "in Austin, TX". */
+const PLACE_SUFFIX = /^(?:in\s+)?\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2},\s*\p{Lu}{2}\.?$/u;
+const QUOTED_NAME = /^[«“"]([^«»“”"]{2,60})[»”"]$/u;
+const INITIALS_SKIPPED = /^(?:&|and|of|the|for)$/i;
+
+/** "Dublin Core® Metadata Initiative (DCMI)" → "Dublin Core Metadata Initiative": the name its initials follow. */
+function withoutOwnInitials(text: string): string | undefined {
+  const match = /^(.+?)\s*\((\p{Lu}{2,8})\)$/u.exec(text.trim());
+  if (!match) return undefined;
+  const name = match[1]!.replace(/[®™]/gu, '');
+  const initials = name
+    .split(/\s+/)
+    .filter((word) => !INITIALS_SKIPPED.test(word))
+    .map((word) => word.charAt(0).toUpperCase())
+    .join('');
+  return initials === match[2] ? trimName(name) : undefined;
+}
+
 function trimName(name: string): string {
   return name.replace(/[\s,;:–—-]+$/u, '').trim();
 }
@@ -342,8 +383,10 @@ function withoutPageWords(part: string): string {
  */
 export function copyrightHolders(text: string, max = 3): string[] {
   const holders: string[] = [];
+  // A notice broken over two lines of the page's source ("© 2009 Shisler's Cheese⏎House. All rights reserved.").
+  const joined = text.replace(/\n\s*(?=[^\n|©]{0,60}\ball rights reserved\b)/giu, ' ');
   const notice = /(?:©|&copy;|\(c\)|\bcopyright\b)((?:[\s©]|\(c\)|\bcopyright\b|(?:19|20)\d{2}|[-–,.]|\bby\b)*)([^|\n©]{2,120})/giu;
-  for (const match of text.matchAll(notice)) {
+  for (const match of joined.matchAll(notice)) {
     let holder = match[2]!;
     holder = holder.split(/\ball rights reserved\b|\bpowered by\b/i)[0]!;
     // The notice's sentence ends at a full stop after a word of three letters or more ("Tri-State. All", not "R.S. Pressman").
@@ -375,12 +418,21 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
     const span = domainSpan(best.part, domain);
     if (span) {
       // The site's address is a whole name: "Link-Verzeichnis spid-pro.de" → "spid-pro.de".
-      if (span === best.part || isSiteAddress(span, domain)) return span;
+      if (isSiteAddress(span, domain)) return span;
+      if (span === best.part) return addressAsName(domain, evidence) ?? span;
       // The longer form only when the page backs it at least as well as the words that spell the domain; after
       // "from", "by", "von"… the longer form is the rest of the part ("… Kits from Altogen Biosystems").
       const longer = nameAfterPreposition(best.part, span) ?? best.part;
+      // "Dublin Core® Metadata Initiative (DCMI)": a name followed by its own initials is the full name.
+      const abbreviated = withoutOwnInitials(longer);
+      if (abbreviated) return abbreviated;
+      // "Official UK Chicco website" labels the site; "Stoneridge Homes Huntsville, AL" adds where it is.
+      if (SITE_LABEL.test(longer) || PLACE_SUFFIX.test(longer.slice(longer.indexOf(span) + span.length).trim())) return span;
       const full = corroboration(longer, evidence) || (writtenInBody(longer, evidence) ? 1 : 0);
-      return full > 0 && full >= corroboration(span, evidence) ? longer : span;
+      if (full > 0 && full >= corroboration(span, evidence)) return longer;
+      // Only the domain's words ("Bike Locks, Kryptonite, Abus") under a logo or copyright line that calls the site
+      // by its address ("© 2010 Bike-Locks.com"): the address is the name.
+      return addressAsName(domain, evidence) ?? span;
     }
     // The part spells only the domain's first words ("Wall Decor" for walldecorandhomeaccents.com): the page may
     // write all of them ("Wall Decor and Home Accents").
@@ -397,10 +449,23 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
     const key = phraseKey(bareName(holder));
     if (key.split(' ').length >= 2 && parts.some((part) => containsPhrase(phraseKey(part), key))) return holder;
   }
+  // The title starts with the name the logo gives: "Charles Tyrwhitt for Men's Shirts…" under the logo "Charles
+  // Tyrwhitt – Jermyn Street London".
+  for (const text of evidence.strong) {
+    const logoName = trimName(titleParts(text)[0] ?? '');
+    const key = phraseKey(bareName(logoName));
+    const words = key.split(' ').length;
+    if (key === '' || words < 2 || words > MAX_SPAN_WORDS) continue;
+    if (parts.some((part) => `${phraseKey(part)} `.startsWith(`${key} `))) return logoName;
+  }
 
   // A title of product names ("Car Loans | Car Finance") while the logo or copyright line names the domain's owner.
   const owner = relatedName(domain, evidence);
   if (owner) return withoutWww(owner, domain);
+
+  // A name in quotes is a name: "Сумки оптом в Новосибирске … | «S-Style» - Сумки и аксессуары оптом".
+  const quoted = parts.map((part) => QUOTED_NAME.exec(part)?.[1]).find((name) => name !== undefined);
+  if (quoted) return quoted;
 
   const wordCount = (part: string) => part.split(/\s+/).length;
   let backed: { part: string; strength: number } | undefined;

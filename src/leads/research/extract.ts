@@ -338,18 +338,19 @@ function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticl
       .get(key)
       ?.find((value) => value.trim() !== '')
       ?.trim();
-  if (first('article:published_time') || first('og:article:published_time')) return true;
-  const own = absoluteHttpUrl(first('og:url') ?? $('link[rel~=canonical]').first().attr('href'), page);
-  if (!own) return false;
-  const path = new URL(own).pathname;
-  if (/\/(?:19|20)\d{2}\/(?:0?[1-9]|1[0-2])\//.test(path) || ARTICLE_PATH.test(path) || HEADLINE_SLUG.test(path)) return true;
-  if ((first('og:type') ?? '').toLowerCase() !== 'article') return false;
-  // Many home pages say og:type "article" by a theme's default: only a page whose own addresses (og:url and
-  // canonical) are none of them the site's root, or a language's root ("/de"), is taken for an article by it.
+  // The page's own addresses (og:url, canonical): many home pages carry an article's tags by a theme's or an SEO
+  // plugin's default (og:type "article", an article:published_time); a page whose own address is the site's root,
+  // a language's root ("/de") or a section's index ("/news/index") is not taken for an article by them.
   const addresses = [first('og:url'), $('link[rel~=canonical]').first().attr('href')]
     .map((href) => absoluteHttpUrl(href, page))
-    .filter((url): url is string => url !== undefined);
-  return !addresses.some((url) => HOME_PATH.test(new URL(url).pathname));
+    .filter((url): url is string => url !== undefined)
+    .map((url) => new URL(url).pathname);
+  const atHome = addresses.some((path) => HOME_PATH.test(path) || INDEX_PATH.test(path));
+  if (first('article:published_time') || first('og:article:published_time')) return !atHome;
+  const path = addresses[0];
+  if (path === undefined || INDEX_PATH.test(path)) return false;
+  if (/\/(?:19|20)\d{2}\/(?:0?[1-9]|1[0-2])\//.test(path) || ARTICLE_PATH.test(path) || HEADLINE_SLUG.test(path)) return true;
+  return (first('og:type') ?? '').toLowerCase() === 'article' && !atHome;
 }
 
 /** A news or blog address with something after its section: "/news/…", "/articles/…", "/post/…", "/press-releases/…". */
@@ -357,6 +358,8 @@ const ARTICLE_PATH = /\/(?:news|articles?|story|stories|posts?|blog|press(?:-rel
 /** A headline written into the address: six words or more joined by hyphens or underscores ("/eight-changes-id-like-to-see"). */
 const HEADLINE_SLUG = /\/(?:[^/?#\s_-]+[-_]){5,}[^/?#\s_-]+[^/]*\/?$/;
 const HOME_PATH = /^\/(?:index\.\w+|[a-z]{2}(?:[-_][a-z]{2})?\/?)?$/i;
+/** A section's index page: a listing of articles, not one ("/news/index", "/blog/index.html"). */
+const INDEX_PATH = /\/(?:index|default)(?:\.\w+)?$/i;
 
 /**
  * Whether a description says something: not a template's unfilled placeholder ("$metaDescriptionE", "{{ desc }}")
@@ -364,13 +367,26 @@ const HOME_PATH = /^\/(?:index\.\w+|[a-z]{2}(?:[-_][a-z]{2})?\/?)?$/i;
  * better, together." for "GitHub · Build software better, together.", "Home at Picturehouse Cinemas" for
  * "Home | Picturehouse Cinemas").
  */
-function describes(description: string, title: string): boolean {
-  if (/^[$%][\w.]+$|\{\{|\}\}|^\[[\w\s]+\]$/.test(description)) return false;
+function describes(description: string, title: string, domain: string): boolean {
+  if (/^[$%][\w.]+$|\{\{|\}\}|^\[[\w\s]+\]$/.test(description) || PLACEHOLDER_DESCRIPTION.test(description.trim())) return false;
   // A shop template's fields left empty around a page label (" : Contact Us - ") describe nothing.
   if (/^[:|–—-]|\s[:|–—-]$/u.test(description.trim())) return false;
   const whole = cleanText(title, MAX_DESCRIPTION_LENGTH);
   if (matchKey(description) === matchKey(whole)) return false;
   const parts = new Set(titleParts(whole).map(matchKey));
+  // "Shisler's Cheese House | Swiss Cheese | Trail Bologna | …" under the title "Shislers Cheese House: Swiss Cheese| …".
+  const phrases = description.split(KEYWORD_LIST_SEPARATOR).map(matchKey);
+  if (phrases.length >= 3 && phrases.filter((phrase) => parts.has(phrase)).length * 2 >= phrases.length) return false;
+  // "♥ Olivia the Shop ♥ www.oliviatheshop.com ♥": the name and the address say nothing more.
+  const words = description.split(/\s+/);
+  const rest = words.filter(
+    (word) =>
+      word
+        .toLowerCase()
+        .replace(/^(?:https?:\/\/)?(?:www\.)?/, '')
+        .replace(/\/$/, '') !== domain,
+  );
+  if (rest.length < words.length && [matchKey(whole), ''].includes(matchKey(rest.join(' ')))) return false;
   // A title's tagline said again is a slogan; a sentence the title also carries may still say what the company does.
   const tagline = description.trim().split(/\s+/).length <= MAX_TAGLINE_WORDS && parts.has(matchKey(description));
   const label = description.replace(PAGE_LABEL_PREFIX, '');
@@ -378,6 +394,13 @@ function describes(description: string, title: string): boolean {
 }
 
 const MAX_TAGLINE_WORDS = 5;
+/** A site name that says which page it is: og:site_name "BBC Homepage". */
+const SITE_NAME_HOME_PAGE = /(?<=\S)\s+home\s?page$/iu;
+/** What templates ship as the description: "tag line", "Shop powered by PrestaShop", "Just another WordPress site". */
+const PLACEHOLDER_DESCRIPTION =
+  /^(?:tag\s?line|(?:site|page|meta)\s+description|description|your\s+(?:site\s+)?description(?:\s+here)?|just another wordpress (?:site|blog)|(?:shop|boutique|tienda|negozio|loja|sklep)\s+(?:powered by|propulsée par|creada con|realizzat[oa] con|desenvolvida com)\s+prestashop)\.?$/iu;
+/** Three or more short phrases joined by bars: the title's keyword list, when most of them are the title's parts. */
+const KEYWORD_LIST_SEPARATOR = /\s*[|]\s*/;
 
 /** "Home at …", "Home - …", "Welcome to …": a page's label before the site's name. */
 const PAGE_LABEL_PREFIX = /^(?:home(?:\s*page)?\s*(?:at|of|[-|:–—])|welcome\s+to)\s+/iu;
@@ -433,7 +456,7 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
         ? nameFromTitleWithEvidence(plain, domain, evidence)
         : source === 'json-ld'
           ? plain
-          : (nameFromTitle(plain, domain) ?? plain);
+          : (nameFromTitle(plain, domain) ?? plain).replace(SITE_NAME_HOME_PAGE, '');
     const bounded = chosen ? cleanText(chosen, MAX_NAME_LENGTH) : '';
     if (bounded !== '') {
       name = bounded;
@@ -463,7 +486,7 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     ? null
     : ([firstString(orgField(org, 'description')), metaValue('description'), metaValue('og:description')]
         .map((value) => cleanOrNull(value, MAX_DESCRIPTION_LENGTH))
-        .find((value): value is string => value !== null && describes(value, title)) ?? null);
+        .find((value): value is string => value !== null && describes(value, title, domain)) ?? null);
 
   const logoImg = $('img')
     .filter((_, el) => {

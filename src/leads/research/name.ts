@@ -93,17 +93,27 @@ function scoreAgainst(text: string, domainKey: string): number {
   );
   if (initials.length >= 2 && initials === domainKey) return 60;
   // The legal form written into the domain ("abacusllc.com" for "Abacus Solutions, LLC"): the name's first words
-  // spell the rest of the domain and the name ends with the same form.
+  // spell the rest of the domain and the name ends with the same form, or spell a long enough rest alone
+  // ("Stoneridge Homes Huntsville, AL" for stoneridgehomesinc.com).
   const form = DOMAIN_LEGAL_SUFFIX.exec(domainKey)?.[1];
   if (form) {
     const stem = domainKey.slice(0, -form.length);
     const words = text.split(/[\s,]+/).filter(Boolean);
     if (stem.length >= 3 && key.startsWith(stem) && matchKey(words[words.length - 1] ?? '') === form) return 60;
+    if (stem.length >= MIN_STEM_ALONE && key.startsWith(stem)) return 55;
   }
   return 0;
 }
 
 const DOMAIN_LEGAL_SUFFIX = /(llc|inc|ltd|corp|gmbh|plc|lda)$/;
+const MIN_STEM_ALONE = 8;
+
+/** The domain's key without the legal form written into it ("stoneridgehomesinc" → "stoneridgehomes"), if long enough. */
+export function domainStem(domainKey: string): string | undefined {
+  const form = DOMAIN_LEGAL_SUFFIX.exec(domainKey)?.[1];
+  const stem = form ? domainKey.slice(0, -form.length) : '';
+  return stem.length >= MIN_STEM_ALONE ? stem : undefined;
+}
 
 // A title's parts: "Acme — The best widgets", "Home | Acme", "Acme: widgets", "Acme - Start".
 // « and » are quotes in many languages (ООО «Завод»), separators only between spaces.
