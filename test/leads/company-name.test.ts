@@ -249,6 +249,9 @@ describe('company names from the page', () => {
       '<a href="/"><img src="/logo.jpg" alt="Bike-Locks.com"></a><footer>© 2010 Bike-Locks.com. All Rights Reserved.</footer>',
     );
     assert.equal(extract(address, 'bike-locks.com').name, 'Bike-Locks.com');
+    // A logo's text that is its image's name, or says "logo", names the company without that word.
+    assert.equal(extract(page('<title>home</title>', '<img src="images/aace_logo.png" alt="aace_logo" id="logo">'), 'aace.gr').name, 'aace');
+    assert.equal(extract(page('<title>Welcome</title>', '<a href="/"><img src="/l.png" alt="Acme Logo"></a>'), 'acme.com').name, 'Acme');
     // Without the address on the page, the title's words are the name.
     assert.equal(extract(page('<title>Bike Locks, Kryptonite, Abus, Bicycle lock</title>'), 'bike-locks.com').name, 'Bike Locks');
   });

@@ -233,6 +233,15 @@ export function joinPieces(pieces: string[], max: number): string | null {
 }
 
 const LOGO_HINT = /logo|brand/i;
+/** The word "logo" in a logo's text, or the image's file name as its text: "Acme Logo", "aace_logo", "logo-acme.png". */
+const LOGO_WORD = /(?:^|[\s_-])logo(?=[\s_.-]|$)|\.(?:png|jpe?g|gif|svg|webp)$/giu;
+
+function withoutLogoWord(text: string): string {
+  return text
+    .replace(LOGO_WORD, ' ')
+    .replace(/^[\s_-]+|[\s_-]+$/gu, '')
+    .trim();
+}
 const MAX_EVIDENCE_TEXT = 200_000;
 const MAX_SELF_NAME_WORDS = 10;
 
@@ -271,7 +280,7 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
     const link = node.closest('a');
     const hint = `${node.attr('class') ?? ''} ${node.attr('id') ?? ''} ${node.attr('src') ?? ''} ${node.attr('alt') ?? ''}`;
     if (!LOGO_HINT.test(hint) && !(link.length > 0 && isHome(link.attr('href')))) return;
-    logoTexts.push(clean(node.attr('alt')), clean(node.attr('title')), clean(link.attr('title')));
+    logoTexts.push(withoutLogoWord(clean(node.attr('alt'))), withoutLogoWord(clean(node.attr('title'))), clean(link.attr('title')));
   });
   $('area[href], a[href][title]').each((_, el) => {
     const node = $(el);
