@@ -350,6 +350,9 @@ describe('what the company does', () => {
       `<title>Acme News</title><meta property="og:type" content="article"><link rel="canonical" href="https://acme.com/news/index">${description}`,
     );
     assert.equal(extract(index, 'acme.com').description, 'Acme Widgets makes fasteners for builders.');
+    // An index page under a dated path is an article's own page.
+    const dated = page(`<title>Saturn</title><link rel="canonical" href="https://acme.com/2013/07/18/tech/saturn/index.html">${description}`);
+    assert.equal(extract(dated, 'acme.com').description, null);
   });
 
   it('is only the Organization or the page description: a Twitter card alone says nothing of the company', () => {

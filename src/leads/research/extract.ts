@@ -354,11 +354,13 @@ function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticl
     .map((href) => absoluteHttpUrl(href, page))
     .filter((url): url is string => url !== undefined)
     .map((url) => new URL(url).pathname);
-  const atHome = addresses.some((path) => HOME_PATH.test(path) || INDEX_PATH.test(path));
+  const atHome = addresses.some((path) => HOME_PATH.test(path) || (INDEX_PATH.test(path) && !DATED_PATH.test(path)));
   if (first('article:published_time') || first('og:article:published_time')) return !atHome;
   const path = addresses[0];
-  if (path === undefined || INDEX_PATH.test(path)) return false;
-  if (/\/(?:19|20)\d{2}\/(?:0?[1-9]|1[0-2])\//.test(path) || ARTICLE_PATH.test(path) || HEADLINE_SLUG.test(path)) return true;
+  if (path === undefined) return false;
+  if (DATED_PATH.test(path)) return true;
+  if (INDEX_PATH.test(path)) return false;
+  if (ARTICLE_PATH.test(path) || HEADLINE_SLUG.test(path)) return true;
   return (first('og:type') ?? '').toLowerCase() === 'article' && !atHome;
 }
 
@@ -367,6 +369,8 @@ const ARTICLE_PATH = /\/(?:news|articles?|story|stories|posts?|blog|press(?:-rel
 /** A headline written into the address: six words or more joined by hyphens or underscores ("/eight-changes-id-like-to-see"). */
 const HEADLINE_SLUG = /\/(?:[^/?#\s_-]+[-_]){5,}[^/?#\s_-]+[^/]*\/?$/;
 const HOME_PATH = /^\/(?:index\.\w+|[a-z]{2}(?:[-_][a-z]{2})?\/?)?$/i;
+/** A permalink with a date in it: "/2013/07/18/…". */
+const DATED_PATH = /\/(?:19|20)\d{2}\/(?:0?[1-9]|1[0-2])\//;
 /** A section's index page: a listing of articles, not one ("/news/index", "/blog/index.html"). */
 const INDEX_PATH = /\/(?:index|default)(?:\.\w+)?$/i;
 
