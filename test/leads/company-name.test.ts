@@ -219,6 +219,8 @@ describe('company names from the page', () => {
     );
     assert.equal(extract(possessive, 'cheesehouse.com').name, 'Acmes Cheese House');
     assert.deepEqual(copyrightHolders("© 2009 Acme's Cheese\n   House. All rights reserved."), ["Acme's Cheese House"]);
+    // Joining lines never backtracks over a page of line breaks or spaces (a quadratic pattern would not end here).
+    assert.deepEqual(copyrightHolders('\n'.repeat(200_000) + ' '.repeat(200_000)), []);
     const joined = page('<title>Sea Breeze Resort, Hotel and Spa</title>', '<footer>© Copyright Sea Breeze Hotel & Spa</footer>');
     assert.equal(extract(joined, 'seabreezehotel.com').name, 'Sea Breeze Hotel & Spa');
   });

@@ -384,7 +384,8 @@ function withoutPageWords(part: string): string {
 export function copyrightHolders(text: string, max = 3): string[] {
   const holders: string[] = [];
   // A notice broken over two lines of the page's source ("© 2009 Shisler's Cheese⏎House. All rights reserved.").
-  const joined = text.replace(/\n\s*(?=[^\n|©]{0,60}\ball rights reserved\b)/giu, ' ');
+  // (The spaces are taken atomically, through a captured look-ahead, so that a long run of them is read once.)
+  const joined = text.replace(/\n(?=([ \t]*))\1(?=[^\n|©]{0,60}\ball rights reserved\b)/giu, ' ');
   const notice = /(?:©|&copy;|\(c\)|\bcopyright\b)((?:[\s©]|\(c\)|\bcopyright\b|(?:19|20)\d{2}|[-–,.]|\bby\b)*)([^|\n©]{2,120})/giu;
   for (const match of joined.matchAll(notice)) {
     let holder = match[2]!;
