@@ -80,10 +80,10 @@ function mergeProfile(domain: string, home: ExtractedCompany, extra: ExtractedCo
 }
 
 /**
- * Below this much HTML a page is read on the event loop (30 ms at most, for one of ten thousand linked images per
- * 512 KiB; a few ms for an ordinary page); a larger one in a worker thread.
+ * Below this much HTML a page is read on the event loop (a few ms for an ordinary page; about 20 ms for the slowest
+ * hostile pages measured, 16 KiB of one-letter words); a larger one in a worker thread.
  */
-const INLINE_EXTRACT_CHARS = 64 * 1024;
+const INLINE_EXTRACT_CHARS = 16 * 1024;
 
 /** Reads small pages here and large ones in the worker threads (tasks.ts's extractCompanyPage). */
 export function pooledPageExtractor(pool: WorkerPool): PageExtractor {
