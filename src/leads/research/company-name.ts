@@ -202,13 +202,18 @@ function withoutTagline(name: string, domain: string, evidence: NameEvidence): s
   const span = domainSpan(name, domain);
   if (!span || span === name) return name;
   // "San Lameer Hotel & Spa": a name joined on by "&" or "and" is the same name, not a tagline.
-  if (JOINED_NAME.test(name.slice(name.indexOf(span) + span.length).trim())) return name;
+  if (JOINED_NAME.test(textAfter(name, span))) return name;
   const key = phraseKey(name);
   const uses = ` ${bodyKey(evidence)} `.split(` ${key} `).length - 1;
   return uses >= 2 || evidence.descriptions.some((text) => containsPhrase(phraseKey(text), key)) ? name : span;
 }
 
 const JOINED_NAME = /^(?:&|and)\s+\p{Lu}\p{L}*(?:\s+\p{Lu}\p{L}*)?$/u;
+
+/** What follows `span` in `text`: "& Spa" after "San Lameer Hotel" in "San Lameer Hotel & Spa". */
+function textAfter(text: string, span: string): string {
+  return text.slice(text.indexOf(span) + span.length).trim();
+}
 
 interface Token {
   text: string;
@@ -428,7 +433,7 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
       const abbreviated = withoutOwnInitials(longer);
       if (abbreviated) return abbreviated;
       // "Official UK Chicco website" labels the site; "Stoneridge Homes Huntsville, AL" adds where it is.
-      if (SITE_LABEL.test(longer) || PLACE_SUFFIX.test(longer.slice(longer.indexOf(span) + span.length).trim())) return span;
+      if (SITE_LABEL.test(longer) || PLACE_SUFFIX.test(textAfter(longer, span))) return span;
       const full = corroboration(longer, evidence) || (writtenInBody(longer, evidence) ? 1 : 0);
       if (full > 0 && full >= corroboration(span, evidence)) return longer;
       // Only the domain's words ("Bike Locks, Kryptonite, Abus") under a logo or copyright line that calls the site
