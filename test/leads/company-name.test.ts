@@ -201,6 +201,9 @@ describe('company names from the page', () => {
     assert.equal(extract(page('<title>Вести Сочи | Новости Сочи</title>'), 'vesti-sochi.tv').name, 'Вести Сочи');
     assert.equal(extract(page('<title>سامانه رزرواسیون | یادمان</title>'), 'yadman.net').name, 'یادمان');
     assert.equal(domainMatchScore('Müller Bäckerei', 'mueller-baeckerei.de'), 100);
+    // Chinese characters through their pinyin, simplified or traditional; the name is the characters that spell it.
+    assert.equal(extract(page('<title>淘宝网(淘寶網) 全球站</title>'), 'taobao.com').name, '淘宝');
+    assert.equal(domainMatchScore('聯合新聞網', 'lianhe.com.tw'), domainMatchScore('Lianhe Xinwen Wang', 'lianhe.com.tw'));
   });
 
   it('writes a name run together in lower case as the page writes it in words', () => {

@@ -1,6 +1,6 @@
 import { collapseWhitespace } from '../../content/text.js';
 import { matchKey } from './clean-text.js';
-import { companyLabel, domainMatchScore, domainStem, GENERIC_TITLE_PARTS, LEGAL_FORMS, registrableDomain, titleParts } from './name.js';
+import { companyLabel, domainMatchScore, domainStem, GENERIC_TITLE_PARTS, hanSpan, LEGAL_FORMS, registrableDomain, titleParts } from './name.js';
 
 // The company name from what a whole page shows, not from one tag: a title's parts are checked against the domain
 // and against what else the page says of its owner (logo text, copyright line, author, description), and a
@@ -279,7 +279,8 @@ export function domainSpan(text: string, domain: string, minWords = 1): string |
   // The legal form written into the domain may be missing from the name ("Stoneridge Homes" for stoneridgehomesinc.com).
   const stem = domainStem(target);
   const span = findSpan(tokens, target, minWords) ?? (stem ? findSpan(tokens, stem, minWords) : undefined);
-  if (!span) return undefined;
+  // A name in Chinese characters spells the domain in pinyin, with no spaces to split its words ("淘宝" for taobao.com).
+  if (!span) return minWords === 1 ? hanSpan(text, target) : undefined;
   let [start, end] = span;
   if (start > 0 && /^the$/i.test(tokens[start - 1]!.text)) start--;
   while (end + 1 < tokens.length && (COMPANY_WORDS.has(tokens[end + 1]!.key) || LEGAL_FORM_WORD.test(tokens[end + 1]!.text))) end++;

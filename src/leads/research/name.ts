@@ -1,5 +1,6 @@
 import { domainToUnicode } from 'node:url';
 import transliterate from '@sindresorhus/transliterate';
+import TinyPinyin from 'tiny-pinyin';
 import { getDomain } from 'tldts';
 import type { CompanyProfile } from './types.js';
 import { MAX_NAME_LENGTH } from './types.js';
@@ -67,10 +68,43 @@ export function domainMatchScore(text: string, domain: string): number {
   if (domainKey === '') return 0;
   const plain = scoreAgainst(text, domainKey);
   // A domain spells a name in Latin letters: umlauts written out (Müller → mueller.de), other scripts transliterated
-  // (Вести Сочи → vesti-sochi.tv, یادمان → yadman.net).
-  const spelled = transliterate(text);
+  // (Вести Сочи → vesti-sochi.tv, یادمان → yadman.net, 淘宝 → taobao.com).
+  const spelled = latinSpelling(text);
   return spelled === text ? plain : Math.max(plain, scoreAgainst(spelled, domainKey));
 }
+
+const HAN = /\p{Script=Han}/u;
+
+/**
+ * Text in Latin letters: other scripts transliterated (@sindresorhus/transliterate), Chinese characters in their
+ * pinyin (tiny-pinyin: 淘宝网 → "tao bao wang"), which transliterate leaves as they are.
+ */
+export function latinSpelling(text: string): string {
+  const spelled = transliterate(text);
+  if (!HAN.test(spelled) || !TinyPinyin.isSupported()) return spelled;
+  return collapseWhitespace(
+    TinyPinyin.parse(spelled)
+      .map((piece) => (piece.type === 2 ? ` ${piece.target.toLowerCase()} ` : piece.target))
+      .join(''),
+  );
+}
+
+/** The Chinese characters in `text` whose pinyin spells `target` (a domain's key): "淘宝" in "淘宝网 全球站" for "taobao". */
+export function hanSpan(text: string, target: string): string | undefined {
+  if (!HAN.test(text)) return undefined;
+  const chars = [...text];
+  for (let start = 0; start < chars.length; start++) {
+    let spelled = '';
+    for (let end = start; end < chars.length && end - start < MAX_HAN_NAME_CHARS && HAN.test(chars[end]!); end++) {
+      spelled += matchKey(latinSpelling(chars[end]!));
+      if (spelled === target) return chars.slice(start, end + 1).join('');
+      if (!target.startsWith(spelled)) break;
+    }
+  }
+  return undefined;
+}
+
+const MAX_HAN_NAME_CHARS = 8;
 
 function scoreAgainst(text: string, domainKey: string): number {
   const key = matchKey(text);
