@@ -110,6 +110,12 @@ describe('company names from the page', () => {
     assert.deepEqual(copyrightHolders('Copyright © 2012 R.S. Pressman & Associates, Inc.'), ['R.S. Pressman & Associates, Inc']);
   });
 
+  it('matches a domain that abbreviates the words of a name, not one that shares whole words with a tagline', () => {
+    assert.equal(extract(page('<title>The Go Programming Language</title>'), 'golang.org').name, 'The Go Programming Language');
+    assert.ok(domainMatchScore('National Geographic', 'natgeo.com') > 0);
+    assert.equal(domainMatchScore('Azureva, résidence vacances, location saisonnière été', 'azureva-vacances.com'), 0);
+  });
+
   it('matches a domain that starts with the name less its legal form', () => {
     // longolabs.com: "longo" starts the label although "longoinc" does not.
     assert.ok(domainMatchScore('Longo, Inc.', 'longolabs.com') >= 50);

@@ -105,6 +105,34 @@ export function hanSpan(text: string, target: string): string | undefined {
 }
 
 const MAX_HAN_NAME_CHARS = 8;
+const MIN_ABBREVIATION_PIECE = 2;
+const MAX_ABBREVIATED_WORDS = 12;
+
+/**
+ * Whether the domain abbreviates some of the text's words, in order: "golang" for "The Go Programming Language"
+ * (go + lang), "natgeo" for "National Geographic". Two words at least, two letters of each at least, and one of them
+ * cut short: whole words with others skipped between them ("Azureva, résidence vacances" for azureva-vacances.com)
+ * are words the domain shares with a tagline, not an abbreviation.
+ */
+function abbreviatesWords(text: string, domainKey: string): boolean {
+  const words = text.split(/\s+/).map(matchKey).filter(Boolean).slice(0, MAX_ABBREVIATED_WORDS);
+  const failed = new Set<string>();
+  const from = (at: number, word: number, pieces: number, shortened: boolean): boolean => {
+    if (at === domainKey.length) return pieces >= 2 && shortened;
+    const state = `${at}:${word}:${shortened}`;
+    if (word >= words.length || failed.has(state)) return false;
+    for (let next = word; next < words.length; next++) {
+      const candidate = words[next]!;
+      for (let length = Math.min(candidate.length, domainKey.length - at); length >= MIN_ABBREVIATION_PIECE; length--) {
+        const cut = shortened || length < candidate.length;
+        if (domainKey.startsWith(candidate.slice(0, length), at) && from(at + length, next + 1, pieces + 1, cut)) return true;
+      }
+    }
+    failed.add(state);
+    return false;
+  };
+  return domainKey.length >= 5 && from(0, 0, 0, false);
+}
 
 function scoreAgainst(text: string, domainKey: string): number {
   const key = matchKey(text);
@@ -126,6 +154,7 @@ function scoreAgainst(text: string, domainKey: string): number {
       .join(''),
   );
   if (initials.length >= 2 && initials === domainKey) return 60;
+  if (abbreviatesWords(text, domainKey)) return 55;
   // The legal form written into the domain ("abacusllc.com" for "Abacus Solutions, LLC"): the name's first words
   // spell the rest of the domain and the name ends with the same form, or spell a long enough rest alone
   // ("Stoneridge Homes Huntsville, AL" for stoneridgehomesinc.com).
