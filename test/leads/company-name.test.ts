@@ -255,6 +255,10 @@ describe('company names from the page', () => {
     assert.equal(extract(logo, 'ctshirts.co.uk').name, 'Charles Tyrwhitt');
     const quoted = page('<title>Сумки оптом в Новосибирске - Купить сумки | «S-Style» - Сумки и аксессуары</title>');
     assert.equal(extract(quoted, 'sumka-style.ru').name, 'S-Style');
+    // In quotes inside a part, when the page's text repeats it; not a quoted phrase the page does not use as a name.
+    const inPart = '<title>Аренда квартир в Москве. Группа компаний "Континент-Недвижимость"</title>';
+    assert.equal(extract(page(inPart, '<p>Компания "Континент-Недвижимость" основана в 2001 году.</p>'), 'makler.su').name, 'Континент-Недвижимость');
+    assert.notEqual(extract(page(inPart), 'makler.su').name, 'Континент-Недвижимость');
     const address = page(
       '<title>Bike Locks, Kryptonite, Abus, Bicycle lock</title>',
       '<a href="/"><img src="/logo.jpg" alt="Bike-Locks.com"></a><footer>© 2010 Bike-Locks.com. All Rights Reserved.</footer>',

@@ -357,7 +357,7 @@ function respelled(name: string, evidence: NameEvidence): string {
 const SITE_LABEL = /^official\s|\s(?:web\s?site|site|home\s?page|online\s+(?:shop|store))$/iu;
 /** Where the company is, after its name: "Huntsville, AL", "in Austin, TX". */
 const PLACE_SUFFIX = /^(?:in\s+)?\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2},\s*\p{Lu}{2}\.?$/u;
-const QUOTED_NAME = /^[«“"]([^«»“”"]{2,60})[»”"]$/u;
+const QUOTED_NAME = /[«“"]([^«»“”"]{2,60})[»”"]/gu;
 const INITIALS_SKIPPED = /^(?:&|and|of|the|for)$/i;
 
 /** "Dublin Core® Metadata Initiative (DCMI)" → "Dublin Core Metadata Initiative": the name its initials follow. */
@@ -470,9 +470,13 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
   const owner = relatedName(domain, evidence);
   if (owner) return withoutWww(owner, domain);
 
-  // A name in quotes is a name: "Сумки оптом в Новосибирске … | «S-Style» - Сумки и аксессуары оптом".
-  const quoted = parts.map((part) => QUOTED_NAME.exec(part)?.[1]).find((name) => name !== undefined);
-  if (quoted) return quoted;
+  // A name in quotes is a name: a title part of it alone ("Сумки оптом … | «S-Style» - Сумки и аксессуары"), or
+  // one the page's text repeats ("… Коммерческая недвижимость. Группа компаний "Континент-Недвижимость"").
+  for (const part of parts) {
+    for (const [quote, name] of part.matchAll(QUOTED_NAME)) {
+      if (quote === part || containsPhrase(bodyKey(evidence), phraseKey(name!))) return name!;
+    }
+  }
 
   const wordCount = (part: string) => part.split(/\s+/).length;
   let backed: { part: string; strength: number } | undefined;
