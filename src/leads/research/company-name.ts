@@ -174,7 +174,7 @@ export function leadingName(text: string): string | undefined {
 /** Short texts that may be the owner's name: copyright holders, logo texts, author, the names descriptions start with. */
 function nameCandidates(evidence: NameEvidence): string[] {
   const leading = evidence.descriptions.map(leadingName).filter((name): name is string => name !== undefined);
-  return [...evidence.holders, ...evidence.strong, ...leading].filter((text) => text.split(/\s+/).length <= 8);
+  return [...new Set([...evidence.holders, ...evidence.strong, ...leading])].filter((text) => text.split(/\s+/).length <= 8);
 }
 
 /**

@@ -107,6 +107,8 @@ export function hanSpan(text: string, target: string): string | undefined {
 const MAX_HAN_NAME_CHARS = 8;
 const MIN_ABBREVIATION_PIECE = 2;
 const MAX_ABBREVIATED_WORDS = 12;
+/** Pieces tried at most for one text: a hostile page of look-alike words cannot make the search long. */
+const MAX_ABBREVIATION_STEPS = 300;
 
 /**
  * Whether the domain abbreviates some of the text's words, in order: "golang" for "The Go Programming Language"
@@ -117,6 +119,7 @@ const MAX_ABBREVIATED_WORDS = 12;
 function abbreviatesWords(text: string, domainKey: string): boolean {
   const words = text.split(/\s+/).map(matchKey).filter(Boolean).slice(0, MAX_ABBREVIATED_WORDS);
   const failed = new Set<string>();
+  let steps = 0;
   const from = (at: number, word: number, pieces: number, shortened: boolean): boolean => {
     if (at === domainKey.length) return pieces >= 2 && shortened;
     const state = `${at}:${word}:${shortened}`;
@@ -124,6 +127,7 @@ function abbreviatesWords(text: string, domainKey: string): boolean {
     for (let next = word; next < words.length; next++) {
       const candidate = words[next]!;
       for (let length = Math.min(candidate.length, domainKey.length - at); length >= MIN_ABBREVIATION_PIECE; length--) {
+        if (++steps > MAX_ABBREVIATION_STEPS) return false;
         const cut = shortened || length < candidate.length;
         if (domainKey.startsWith(candidate.slice(0, length), at) && from(at + length, next + 1, pieces + 1, cut)) return true;
       }
