@@ -243,6 +243,7 @@ function withoutLogoWord(text: string): string {
     .trim();
 }
 const MAX_EVIDENCE_TEXT = 200_000;
+const MAX_LOGO_TEXTS = 150;
 const MAX_SELF_NAME_WORDS = 10;
 
 /**
@@ -276,6 +277,8 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
   };
   const logoTexts: string[] = [];
   $('img').each((_, el) => {
+    // A site's logo is among its first images that look like one; a page of thousands of them is hostile.
+    if (logoTexts.length >= MAX_LOGO_TEXTS) return false;
     const node = $(el);
     const link = node.closest('a');
     const hint = `${node.attr('class') ?? ''} ${node.attr('id') ?? ''} ${node.attr('src') ?? ''} ${node.attr('alt') ?? ''}`;
