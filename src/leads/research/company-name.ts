@@ -302,7 +302,7 @@ function addressAsName(domain: string, evidence: NameEvidence): string | undefin
   for (const text of evidence.strong) {
     for (const word of text.split(/\s+/)) {
       const address = word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-      if (/\p{Lu}/u.test(address) && isSiteAddress(address, domain)) return address.replace(/^www\./i, '');
+      if (/\p{Lu}/u.test(address) && isSiteAddress(address, domain)) return withoutWww(address, domain);
     }
   }
   return undefined;

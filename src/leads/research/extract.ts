@@ -237,10 +237,7 @@ const LOGO_HINT = /logo|brand/i;
 const LOGO_WORD = /(?:^|[\s_-])logo(?=[\s_.-]|$)|\.(?:png|jpe?g|gif|svg|webp)$/giu;
 
 function withoutLogoWord(text: string): string {
-  return text
-    .replace(LOGO_WORD, ' ')
-    .replace(/^[\s_-]+|[\s_-]+$/gu, '')
-    .trim();
+  return text.replace(LOGO_WORD, ' ').replace(/^[\s_-]+|[\s_-]+$/gu, '');
 }
 const MAX_EVIDENCE_TEXT = 200_000;
 const MAX_LOGO_TEXTS = 150;

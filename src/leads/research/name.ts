@@ -91,12 +91,14 @@ export function latinSpelling(text: string): string {
 
 /** The Chinese characters in `text` whose pinyin spells `target` (a domain's key): "淘宝" in "淘宝网 全球站" for "taobao". */
 export function hanSpan(text: string, target: string): string | undefined {
-  if (!HAN.test(text)) return undefined;
+  if (!HAN.test(text) || !TinyPinyin.isSupported()) return undefined;
   const chars = [...text];
+  // Each character's pinyin once ("" for other characters, which end a name here).
+  const syllables = chars.map((char) => (HAN.test(char) ? TinyPinyin.convertToPinyin(char, '', true) : ''));
   for (let start = 0; start < chars.length; start++) {
     let spelled = '';
-    for (let end = start; end < chars.length && end - start < MAX_HAN_NAME_CHARS && HAN.test(chars[end]!); end++) {
-      spelled += matchKey(latinSpelling(chars[end]!));
+    for (let end = start; end < chars.length && end - start < MAX_HAN_NAME_CHARS && syllables[end] !== ''; end++) {
+      spelled += syllables[end];
       if (spelled === target) return chars.slice(start, end + 1).join('');
       if (!target.startsWith(spelled)) break;
     }
@@ -167,8 +169,9 @@ function scoreAgainst(text: string, domainKey: string): number {
     const stem = domainKey.slice(0, -form.length);
     const words = text.split(/[\s,]+/).filter(Boolean);
     if (stem.length >= 3 && key.startsWith(stem) && matchKey(words[words.length - 1] ?? '') === form) return 60;
-    if (stem.length >= MIN_STEM_ALONE && key.startsWith(stem)) return 55;
   }
+  const stemAlone = domainStem(domainKey);
+  if (stemAlone && key.startsWith(stemAlone)) return 55;
   return 0;
 }
 
