@@ -347,6 +347,8 @@ describe('text helpers', () => {
       ['Robots (for warehouses', 'Robots for warehouses'],
       ['Acme — Industrial drones for farms', 'Industrial drones for farms'],
       ['iPhone cases for everyone, made in Portugal...', 'iPhone cases for everyone, made in Portugal'],
+      ['Huge savings! Our shop sells tyres across Ohio.', 'Our shop sells tyres across Ohio'],
+      ['話題のサイト！メンズ スラックスの通販。', 'メンズ スラックスの通販'],
     ];
     for (const [input, expected] of cases) assert.equal(condenseDescription(input, { companyName: 'Acme' }), expected, input);
   });

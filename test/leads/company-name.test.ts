@@ -230,6 +230,8 @@ describe('company names from the page', () => {
     assert.deepEqual(copyrightHolders("© 2009 Acme's Cheese\n   House. All rights reserved."), ["Acme's Cheese House"]);
     // Joining lines never backtracks over a page of line breaks or spaces (a quadratic pattern would not end here).
     assert.deepEqual(copyrightHolders('\n'.repeat(200_000) + ' '.repeat(200_000)), []);
+    // A notice that goes on past its line: the trademark sign and the unclosed list of hosts are not the name.
+    assert.deepEqual(copyrightHolders('Copyright © 1994-2007 W3C® (MIT, ERCIM,\n\nKeio), All Rights Reserved.'), ['W3C']);
     const joined = page('<title>Sea Breeze Resort, Hotel and Spa</title>', '<footer>© Copyright Sea Breeze Hotel & Spa</footer>');
     assert.equal(extract(joined, 'seabreezehotel.com').name, 'Sea Breeze Hotel & Spa');
   });
@@ -325,6 +327,13 @@ describe('what the company does', () => {
     assert.equal(extract(tagline, 'acme.com').description, 'Acme is the best place to build software together.');
     const label = page('<title>Home | Acme Cinemas</title><meta name="description" content="Home at Acme Cinemas">');
     assert.equal(extract(label, 'acmecinemas.co.uk').description, null);
+    // Which page this is and a name, with no title part to compare with: still nothing the company does.
+    for (const only of ['Home Page of Portable UPnP', 'Welcome to Acme Cinemas!', 'Acme Cinemas home page']) {
+      const html = page(`<title>acme.org - Developer resources</title><meta name="description" content="${only}">`);
+      assert.equal(extract(html, 'acme.org').description, null, only);
+    }
+    const more = 'Welcome to Acme Cinemas, the best seats in town';
+    assert.equal(extract(page(`<title>Acme</title><meta name="description" content="${more}">`), 'acme.org').description, more);
     const sentence = 'Learn how to buy on Amazon, from phones and shoes to tablets and gift cards!';
     const carried = page(`<title>Compra Afuera - ${sentence}</title><meta name="description" content="${sentence}">`);
     assert.equal(extract(carried, 'compraafuera.com').description, sentence);

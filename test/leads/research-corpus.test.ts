@@ -154,7 +154,7 @@ describe('company research on the corpus of real pages', () => {
       if (profile.description === null) {
         assert.ok(!saysWhatItDoes && !/website/i.test(body), `${page.file}: nothing about what it does without a description: ${opening}`);
       } else if (saysWhatItDoes) {
-        const clause = opening.replace(/^.*?(?:“|I saw that )/, '').replace(/[”.…]+$/u, '');
+        const clause = opening.replace(/^.*?(?:“|I saw that )/, '').replace(/[”.…。]+$/u, '');
         const firstWords = clause.split(/\s+/).slice(0, 3).join(' ');
         assert.ok(
           collapse(profile.description).toLowerCase().includes(firstWords.toLowerCase()),

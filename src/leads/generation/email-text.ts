@@ -256,13 +256,16 @@ export function condenseDescription(text: string | null | undefined, options: Co
   if (cleaned === '') return undefined;
 
   const company = companyName.trim().toLowerCase();
-  const sentence = splitSentences(cleaned)
+  const sentences = splitSentences(cleaned)
     .map((s) => stripDecorations(s, companyName))
-    .find((s) => {
+    .filter((s) => {
       const bare = s.replace(TRAILING_PUNCTUATION, '').trim();
       if (bare === '' || GREETING.test(bare) || bare.toLowerCase() === company) return false;
       return isUnspaced(bare) ? Array.from(bare).length >= 6 : wordCount(bare) >= 3;
     });
+  // An exclamation ("話題のサイト！", "Huge savings!") cheers rather than says what the company does: a plain
+  // statement after it is taken first.
+  const sentence = sentences.find((s) => !/[!！]\s*$/u.test(s)) ?? sentences[0];
   if (!sentence) return undefined;
 
   let clause = sentence;

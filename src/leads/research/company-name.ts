@@ -399,6 +399,8 @@ export function copyrightHolders(text: string, max = 3): string[] {
     // The notice's sentence ends at a full stop after a word of three letters or more ("Tri-State. All", not "R.S. Pressman").
     const end = /(?<=[\p{L}\p{N}]{3,})\.\s+(?=\p{Lu})/u.exec(holder);
     if (end && !LEGAL_FORM_WORD.test(holder.slice(0, end.index).split(/\s+/).pop() ?? '')) holder = holder.slice(0, end.index);
+    // "W3C® (MIT, ERCIM," when the notice goes on past the line: the marks and an unclosed parenthesis are not the name.
+    holder = holder.replace(/[®™℠]/gu, '').replace(/\s*\([^)]*$/u, '');
     holder = collapseWhitespace(holder.replace(/(?:[\s,.;:–-]|(?:19|20)\d{2})+$/u, ''));
     if (holder.length >= 2 && /\p{L}/u.test(holder) && !holders.includes(holder)) holders.push(holder);
     if (holders.length >= max) break;

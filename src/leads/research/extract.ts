@@ -403,7 +403,16 @@ function describes(description: string, title: string, domain: string): boolean 
   // A title's tagline said again is a slogan; a sentence the title also carries may still say what the company does.
   const tagline = description.trim().split(/\s+/).length <= MAX_TAGLINE_WORDS && parts.has(matchKey(description));
   const label = description.replace(PAGE_LABEL_PREFIX, '');
-  return !tagline && !(label !== description && parts.has(matchKey(label)));
+  if (label !== description && parts.has(matchKey(label))) return false;
+  // "Home Page of Portable UPnP", "Welcome to Acme Widgets!", "Acme Widgets home page": which page this is and a name.
+  const named = description
+    .trim()
+    .replace(/[.!]+$/u, '')
+    .replace(PAGE_LABEL_PREFIX, '')
+    .replace(SITE_NAME_HOME_PAGE, '');
+  const onlyLabelAndName =
+    named !== description.trim().replace(/[.!]+$/u, '') && !/[,;:.!?]/u.test(named) && named.split(/\s+/).length <= MAX_TAGLINE_WORDS;
+  return !tagline && !onlyLabelAndName;
 }
 
 const MAX_TAGLINE_WORDS = 5;
