@@ -45,6 +45,17 @@ describe('company names from the page', () => {
     assert.equal(extract(page('<title>Video Player - Embed | Acme Widgets</title>'), 'acmewidgets.com').name, 'Acme Widgets');
     assert.equal(extract(page('<title>Home | Acme Widgets</title>'), 'acmewidgets.com').name, 'Acme Widgets');
     assert.equal(extract(page('<title>Welcome to Acme Widgets</title>'), 'acmewidgets.com').name, 'Acme Widgets');
+    const online = page(
+      '<title>Books | Cheap Books | Online at Book People</title><meta name="description" content="Discover books at Book People">',
+    );
+    assert.equal(extract(online, 'thebookpeople.co.uk').name, 'Book People');
+  });
+
+  it("does not take the words that open a description's sentence for part of the name", () => {
+    const visit = page(
+      '<title>Recenze z Cest | Recenze Hotelů</title><meta name="description" content="Navštiv Zoover, nezávislý portál s recenzemi!">',
+    );
+    assert.equal(extract(visit, 'zoover.cz').name, 'Zoover');
   });
 
   it('prefers the full brand the page backs over the shortest form', () => {

@@ -8,6 +8,7 @@ import type { SafeFetcher } from '../../src/net/safe-fetch.js';
 import { researchCompany } from '../../src/leads/research/index.js';
 import type { ResearchOutcome } from '../../src/leads/research/index.js';
 import { generateBuiltinEmail } from '../../src/leads/generation/builtin.js';
+import { extractCompany } from '../../src/leads/research/extract.js';
 import type { LeadFacts } from '../../src/leads/generation/builtin.js';
 
 // The corpus of real saved pages (fixtures/company-pages, sources in SOURCES.md), each served by a local server as
@@ -30,6 +31,10 @@ const { pages } = JSON.parse(readFileSync(new URL('expected.json', CORPUS), 'utf
 const UA = 'Masthead-test/0.1 (+https://example.invalid/bot)';
 /** The share of company pages whose name must be right (issue 14: at least 95%). */
 const NAME_RATE = 0.95;
+/** The same pages' names with their site-name metadata removed: the fallbacks must still be right on 90%. */
+const STRIPPED_NAME_RATE = 0.9;
+const SITE_NAME_METADATA =
+  /<meta\b[^>]*\b(?:og:site_name|application-name|og:title|twitter:title)\b[^>]*>|<script\b[^>]*ld\+json[^>]*>[\s\S]*?<\/script>/gi;
 
 /** Names compared as words: case, accents and punctuation ignored, word breaks kept ("Skinbylovely" ≠ "Skin by Lovely"). */
 function nameKey(name: string): string {
@@ -105,6 +110,26 @@ describe('company research on the corpus of real pages', () => {
         `${homeRight}/${homes} home pages${misses.length > 0 ? `; misses:\n${misses.join('\n')}` : ''}`,
     );
     assert.ok(rate >= NAME_RATE, `name rate ${(rate * 100).toFixed(1)}% is under ${NAME_RATE * 100}%`);
+  });
+
+  // The issue's first cause of wrong names: a page with no og:site_name. The home pages that name themselves in
+  // metadata are read again without it (og:site_name, application-name, og:title, twitter:title, JSON-LD), so the
+  // name must come from the title, the logo, the copyright line and the text, as on pages that never had it.
+  it(`names the company right on at least ${STRIPPED_NAME_RATE * 100}% of those home pages read without their site-name metadata`, () => {
+    let read = 0;
+    const misses: string[] = [];
+    for (const page of pages.filter((p) => p.kind === 'home')) {
+      const html = readFileSync(new URL(page.file, CORPUS), 'utf8');
+      const stripped = html.replace(SITE_NAME_METADATA, '');
+      if (stripped === html) continue;
+      read++;
+      const { name } = extractCompany(stripped, `https://${page.domain}/`, { domain: page.domain });
+      if (!page.names.some((expected) => nameKey(expected) === nameKey(name ?? ''))) misses.push(`  ${page.file}: got ${JSON.stringify(name)}`);
+    }
+    const rate = (read - misses.length) / read;
+    console.log(`without site-name metadata: company name right on ${read - misses.length}/${read} home pages; misses:\n${misses.join('\n')}`);
+    assert.ok(read >= 50, `only ${read} pages name themselves in metadata`);
+    assert.ok(rate >= STRIPPED_NAME_RATE, `name rate without metadata ${(rate * 100).toFixed(1)}% is under ${STRIPPED_NAME_RATE * 100}%`);
   });
 
   it('takes what the company does only from text that describes it, never from an article', () => {

@@ -69,7 +69,8 @@ const LEGAL_FORM_WORD =
 const LEGAL_PREFIX = /^(?:ооо|оао|зао|пао|ао|株式会社|有限会社)\s*/iu;
 /** Page words a title part may carry around the name: "Contact Balise Collision Repair", "Win Pearl. Testimonials". */
 const PAGE_WORDS = '(?:contact(?:\\s+us)?|about(?:\\s+us)?|home(?:\\s*page)?|testimonials|reviews|blog|projects|gallery|faq|staff)';
-const LEADING_PAGE_WORDS = new RegExp(`^${PAGE_WORDS}\\s*[.:,]?\\s+(?=\\S)`, 'iu');
+/** …and the words that say where the site sells: "Online at Book People", "Shop online at Acme". */
+const LEADING_PAGE_WORDS = new RegExp(`^(?:${PAGE_WORDS}\\s*[.:,]?|(?:(?:shop|buy)\\s+)?online\\s+at|shop\\s+at)\\s+(?=\\S)`, 'iu');
 const TRAILING_PAGE_WORDS = new RegExp(`(?<=\\S)\\s*[.:,]?\\s+${PAGE_WORDS}$`, 'iu');
 const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const MAX_SPAN_WORDS = 6;
@@ -205,7 +206,12 @@ function withoutTagline(name: string, domain: string, evidence: NameEvidence): s
   if (JOINED_NAME.test(textAfter(name, span))) return name;
   const key = phraseKey(name);
   const uses = ` ${bodyKey(evidence)} `.split(` ${key} `).length - 1;
-  return uses >= 2 || evidence.descriptions.some((text) => containsPhrase(phraseKey(text), key)) ? name : span;
+  if (uses >= 2) return name;
+  // "Navštiv Zoover, nezávislý portál …" ("Visit Zoover, …"): capitalized words before the domain's name at the start
+  // of a description open its sentence; that description backs no longer name.
+  const wordsBefore = !key.startsWith(phraseKey(span));
+  const described = evidence.descriptions.some((text) => containsPhrase(phraseKey(text), key) && !(wordsBefore && leadingName(text) === name));
+  return described ? name : span;
 }
 
 const JOINED_NAME = /^(?:&|and)\s+\p{Lu}\p{L}*(?:\s+\p{Lu}\p{L}*)?$/u;
