@@ -401,18 +401,13 @@ function describes(description: string, title: string, domain: string): boolean 
   );
   if (rest.length < words.length && [matchKey(whole), ''].includes(matchKey(rest.join(' ')))) return false;
   // A title's tagline said again is a slogan; a sentence the title also carries may still say what the company does.
-  const tagline = description.trim().split(/\s+/).length <= MAX_TAGLINE_WORDS && parts.has(matchKey(description));
+  if (description.trim().split(/\s+/).length <= MAX_TAGLINE_WORDS && parts.has(matchKey(description))) return false;
   const label = description.replace(PAGE_LABEL_PREFIX, '');
   if (label !== description && parts.has(matchKey(label))) return false;
   // "Home Page of Portable UPnP", "Welcome to Acme Widgets!", "Acme Widgets home page": which page this is and a name.
-  const named = description
-    .trim()
-    .replace(/[.!]+$/u, '')
-    .replace(PAGE_LABEL_PREFIX, '')
-    .replace(SITE_NAME_HOME_PAGE, '');
-  const onlyLabelAndName =
-    named !== description.trim().replace(/[.!]+$/u, '') && !/[,;:.!?]/u.test(named) && named.split(/\s+/).length <= MAX_TAGLINE_WORDS;
-  return !tagline && !onlyLabelAndName;
+  const plain = description.trim().replace(/[.!]+$/u, '');
+  const named = plain.replace(PAGE_LABEL_PREFIX, '').replace(SITE_NAME_HOME_PAGE, '');
+  return named === plain || /[,;:.!?]/u.test(named) || named.split(/\s+/).length > MAX_TAGLINE_WORDS;
 }
 
 const MAX_TAGLINE_WORDS = 5;
