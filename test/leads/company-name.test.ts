@@ -45,6 +45,9 @@ describe('company names from the page', () => {
     assert.equal(extract(page('<title>Video Player - Embed | Acme Widgets</title>'), 'acmewidgets.com').name, 'Acme Widgets');
     assert.equal(extract(page('<title>Home | Acme Widgets</title>'), 'acmewidgets.com').name, 'Acme Widgets');
     assert.equal(extract(page('<title>Welcome to Acme Widgets</title>'), 'acmewidgets.com').name, 'Acme Widgets');
+    // A possessive the domain does not spell is the sentence's; one it spells is the name's.
+    assert.equal(extract(page("<title>Welcome to Microsoft's Homepage</title>"), 'microsoft.com').name, 'Microsoft');
+    assert.equal(extract(page("<title>Macy's - Shop Fashion Clothing</title>"), 'macys.com').name, "Macy's");
     const online = page(
       '<title>Books | Cheap Books | Online at Book People</title><meta name="description" content="Discover books at Book People">',
     );

@@ -248,6 +248,11 @@ function tokenize(text: string): Token[] {
     .map(({ word, ends }) => ({ text: word, key: matchKey(word), andKey: matchKey(word.replace(/&/g, 'and')), ends }));
 }
 
+function withoutPossessive(token: Token): Token {
+  const text = token.text.replace(/(?<=\p{L})['’]s$/u, '');
+  return text === token.text ? token : { ...token, text, key: matchKey(text), andKey: matchKey(text.replace(/&/g, 'and')) };
+}
+
 /** A word that is the site's address ("MotoClassifieds.US", "BlueDogInk.com") spells the domain's label. */
 function withoutAddressSuffix(token: Token, domain: string): Token {
   const registrable = registrableDomain(domain);
@@ -281,10 +286,16 @@ function findSpan(tokens: Token[], target: string, minWords: number): [number, n
 export function domainSpan(text: string, domain: string, minWords = 1): string | undefined {
   const target = matchKey(companyLabel(domain));
   if (target === '') return undefined;
-  const tokens = tokenize(text).map((token) => withoutAddressSuffix(token, domain));
+  let tokens = tokenize(text).map((token) => withoutAddressSuffix(token, domain));
   // The legal form written into the domain may be missing from the name ("Stoneridge Homes" for stoneridgehomesinc.com).
   const stem = domainStem(target);
-  const span = findSpan(tokens, target, minWords) ?? (stem ? findSpan(tokens, stem, minWords) : undefined);
+  let span = findSpan(tokens, target, minWords) ?? (stem ? findSpan(tokens, stem, minWords) : undefined);
+  if (!span) {
+    // "Welcome to Microsoft's Homepage": the possessive belongs to the sentence when the domain spells the name without it.
+    const bare = tokens.map(withoutPossessive);
+    span = findSpan(bare, target, minWords);
+    if (span) tokens = bare;
+  }
   // A name in Chinese characters spells the domain in pinyin, with no spaces to split its words ("淘宝" for taobao.com).
   if (!span) return minWords === 1 ? hanSpan(text, target) : undefined;
   let [start, end] = span;
