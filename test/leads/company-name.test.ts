@@ -54,6 +54,15 @@ describe('company names from the page', () => {
     assert.equal(extract(online, 'thebookpeople.co.uk').name, 'Book People');
   });
 
+  it('drops the tagline a site name adds to the words the title calls the site by', () => {
+    const ld = (name: string, title: string) =>
+      page(`<title>${title}</title><script type="application/ld+json">{"@type":"Organization","name":"${name}"}</script>`);
+    assert.equal(extract(ld('Enterkomputer Toko Rakit PC', 'Enterkomputer - Toko Komputer, Rakit PC'), 'enterkomputer.com').name, 'Enterkomputer');
+    // Kept: the title never calls the site by the short name alone, or the rest is a name joined on.
+    assert.equal(extract(ld('Acme Widgets Online', 'Widgets | Acme Widgets Online'), 'acmewidgets.com').name, 'Acme Widgets Online');
+    assert.equal(extract(ld('Acme & Co', 'Acme & Co | Acme'), 'acme.com').name, 'Acme & Co');
+  });
+
   it("does not take the words that open a description's sentence for part of the name", () => {
     const visit = page(
       '<title>Recenze z Cest | Recenze Hotelů</title><meta name="description" content="Navštiv Zoover, nezávislý portál s recenzemi!">',

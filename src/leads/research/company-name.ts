@@ -309,6 +309,17 @@ export function domainSpan(text: string, domain: string, minWords = 1): string |
   );
 }
 
+/**
+ * A site name that runs on past the words that spell the domain ("Enterkomputer Toko Rakit PC" in JSON-LD) while the
+ * title calls the site by those words alone ("Enterkomputer - Toko Komputer, …"): the rest is a tagline.
+ */
+export function shortNameTheTitleUses(name: string, title: string, domain: string): string {
+  const span = domainSpan(name, domain);
+  // "Markup & Co", "San Lameer Hotel & Spa": a name joined on is the same name.
+  if (!span || !phraseKey(name).startsWith(`${phraseKey(span)} `) || JOINED_NAME.test(textAfter(name, span))) return name;
+  return titleParts(title).some((part) => phraseKey(part) === phraseKey(span)) ? span : name;
+}
+
 /** A name that is the site's own address, with its suffix ("Mindfactory.de", "dhd24.com"). */
 function isSiteAddress(name: string, domain: string): boolean {
   return !/\s/.test(name) && name.replace(/^www\./i, '').toLowerCase() === registrableDomain(domain);

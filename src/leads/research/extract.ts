@@ -4,7 +4,14 @@ import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
 import type { JsonObject } from './jsonld.js';
 import { normalizeKeywords, salientWords } from './keywords.js';
 import { companyLabel, nameFromTitle, titleParts } from './name.js';
-import { copyrightHolders, nameFromEvidence, isBareDomainLabel, loneTitleName, nameFromTitleWithEvidence } from './company-name.js';
+import {
+  copyrightHolders,
+  nameFromEvidence,
+  isBareDomainLabel,
+  loneTitleName,
+  nameFromTitleWithEvidence,
+  shortNameTheTitleUses,
+} from './company-name.js';
 import type { NameEvidence } from './company-name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
@@ -471,9 +478,11 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     const chosen =
       source === 'title'
         ? nameFromTitleWithEvidence(plain, domain, evidence)
-        : source === 'json-ld'
-          ? plain
-          : (nameFromTitle(plain, domain) ?? plain).replace(SITE_NAME_HOME_PAGE, '');
+        : shortNameTheTitleUses(
+            source === 'json-ld' ? plain : (nameFromTitle(plain, domain) ?? plain).replace(SITE_NAME_HOME_PAGE, ''),
+            title,
+            domain,
+          );
     const bounded = chosen ? cleanText(chosen, MAX_NAME_LENGTH) : '';
     if (bounded !== '') {
       name = bounded;
