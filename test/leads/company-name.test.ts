@@ -63,6 +63,14 @@ describe('company names from the page', () => {
     assert.equal(extract(ld('Acme & Co', 'Acme & Co | Acme'), 'acme.com').name, 'Acme & Co');
   });
 
+  it('completes a short logo name with the common words the domain adds to it', () => {
+    const logo = (alt: string) => page('<title>Home</title>', `<img src="/logo.png" alt="${alt}">`);
+    assert.equal(extract(logo('Majestic'), 'majesticshowers.com').name, 'Majestic Showers');
+    // Not with a fragment or a short word: a city's initials, "me".
+    assert.equal(extract(logo('Contigo'), 'contigosf.com').name, 'Contigo');
+    assert.equal(extract(logo('Blue Spoon'), 'bluespoonme.com').name, 'Blue Spoon');
+  });
+
   it("does not take the words that open a description's sentence for part of the name", () => {
     const visit = page(
       '<title>Recenze z Cest | Recenze Hotelů</title><meta name="description" content="Navštiv Zoover, nezávislý portál s recenzemi!">',

@@ -1,6 +1,7 @@
 import { collapseWhitespace } from '../../content/text.js';
 import { matchKey } from './clean-text.js';
 import { companyLabel, domainMatchScore, domainStem, GENERIC_TITLE_PARTS, hanSpan, LEGAL_FORMS, registrableDomain, titleParts } from './name.js';
+import { labelWords } from './domain-words.js';
 
 // The company name from what a whole page shows, not from one tag: a title's parts are checked against the domain
 // and against what else the page says of its owner (logo text, copyright line, author, description), and a
@@ -537,7 +538,24 @@ function capitalizeWords(words: string[]): string {
  */
 export function nameFromEvidence(domain: string, evidence: NameEvidence): string | undefined {
   const name = spelledName(domain, evidence);
-  return name ? withoutWww(name, domain) : name;
+  return name ? completedByDomain(withoutWww(name, domain), domain) : name;
+}
+
+/**
+ * "Majestic" in the logo of majesticshowers.com: the domain writes the rest of the name, in common words of four
+ * letters or more ("Majestic Showers"); "Contigo" stays for contigosf.com, "Blue Spoon" for bluespoonme.com.
+ */
+function completedByDomain(name: string, domain: string): string {
+  const label = matchKey(companyLabel(domain));
+  const key = matchKey(name);
+  if (key === '' || key === label || !label.startsWith(key)) return name;
+  const words = labelWords(label);
+  let spelled = '';
+  let taken = 0;
+  while (taken < words.length && spelled.length < key.length) spelled += words[taken++];
+  const rest = words.slice(taken);
+  if (spelled !== key || rest.length === 0 || rest.some((word) => word.length < 4)) return name;
+  return `${name} ${capitalizeWords(rest)}`;
 }
 
 /** "www.acme.com" in a copyright line is the site's address written with its host: the name is "acme.com". */
