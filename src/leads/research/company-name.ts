@@ -246,12 +246,16 @@ function tokenize(text: string): Token[] {
       return { word, ends: endsSentence(raw, word) };
     })
     .filter(({ word }) => word !== '')
-    .map(({ word, ends }) => ({ text: word, key: matchKey(word), andKey: matchKey(word.replace(/&/g, 'and')), ends }));
+    .map(({ word, ends }) => ({ ...wordToken(word), ends }));
+}
+
+function wordToken(text: string): Token {
+  return { text, key: matchKey(text), andKey: matchKey(text.replace(/&/g, 'and')) };
 }
 
 function withoutPossessive(token: Token): Token {
   const text = token.text.replace(/(?<=\p{L})['’]s$/u, '');
-  return text === token.text ? token : { ...token, text, key: matchKey(text), andKey: matchKey(text.replace(/&/g, 'and')) };
+  return text === token.text ? token : { ...token, ...wordToken(text) };
 }
 
 /** A word that is the site's address ("MotoClassifieds.US", "BlueDogInk.com") spells the domain's label. */
