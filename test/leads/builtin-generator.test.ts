@@ -348,6 +348,11 @@ describe('text helpers', () => {
       ['Acme — Industrial drones for farms', 'Industrial drones for farms'],
       ['iPhone cases for everyone, made in Portugal...', 'iPhone cases for everyone, made in Portugal'],
       ['Huge savings! Our shop sells tyres across Ohio.', 'Our shop sells tyres across Ohio'],
+      ['Our shop sells tyres and wheels across Ohio! Get a quote today.', 'Our shop sells tyres and wheels across Ohio'],
+      [
+        'Acme offers car insurance and home insurance with online discounts - get a quote today.',
+        'Acme offers car insurance and home insurance with online discounts - get a quote today',
+      ],
       ['話題のサイト！メンズ スラックスの通販。', 'メンズ スラックスの通販'],
     ];
     for (const [input, expected] of cases) assert.equal(condenseDescription(input, { companyName: 'Acme' }), expected, input);

@@ -193,9 +193,12 @@ function stripDecorations(text: string, companyName: string): string {
       const piped = tail.sep.trim() !== '-' && tail.sep.trim() !== '–' && tail.sep.trim() !== '—';
       if (isName(tail.part) || SITE_WORDS.test(tail.part) || piped) s = s.slice(0, tail.at).trim();
     }
-    // "Acme | claim…", "Home - claim…"
+    // "Acme | claim…", "Home - claim…"; not a sentence that starts with the name ("Acme offers car insurance … - get a
+    // quote today").
     const head = splitAtSeparator(s, 'start');
-    if (head && (isName(head.part) || SITE_WORDS.test(head.part))) s = s.slice(head.at + head.sep.length).trim();
+    if (head && head.part.split(/\s+/).length <= 5 && (isName(head.part) || SITE_WORDS.test(head.part))) {
+      s = s.slice(head.at + head.sep.length).trim();
+    }
     s = s.replace(LABEL, '').replace(JUNK_TAIL, '').trim();
     if (s === before) break;
   }
@@ -231,6 +234,15 @@ function wordCount(text: string): number {
 }
 
 /** True for text in a script written without spaces between words (Chinese, Japanese, Thai…). */
+const MAX_SLOGAN_WORDS = 4;
+const MAX_UNSPACED_SLOGAN_CHARS = 12;
+
+function isSlogan(sentence: string): boolean {
+  if (!/[!！]\s*$/u.test(sentence)) return false;
+  const bare = sentence.replace(TRAILING_PUNCTUATION, '').trim();
+  return isUnspaced(bare) ? Array.from(bare).length <= MAX_UNSPACED_SLOGAN_CHARS : wordCount(bare) <= MAX_SLOGAN_WORDS;
+}
+
 function isUnspaced(text: string): boolean {
   return /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u.test(text) && wordCount(text) < 4;
 }
@@ -263,9 +275,9 @@ export function condenseDescription(text: string | null | undefined, options: Co
       if (bare === '' || GREETING.test(bare) || bare.toLowerCase() === company) return false;
       return isUnspaced(bare) ? Array.from(bare).length >= 6 : wordCount(bare) >= 3;
     });
-  // An exclamation ("話題のサイト！", "Huge savings!") cheers rather than says what the company does: a plain
-  // statement after it is taken first.
-  const sentence = sentences.find((s) => !/[!！]\s*$/u.test(s)) ?? sentences[0];
+  // A short exclamation ("話題のサイト！", "Huge savings!") cheers rather than says what the company does: a plain
+  // statement after it is taken first. A long one ("Acme offers car, home and life insurance and much more!") says it.
+  const sentence = sentences.find((s) => !isSlogan(s)) ?? sentences[0];
   if (!sentence) return undefined;
 
   let clause = sentence;
