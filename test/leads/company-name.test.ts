@@ -221,10 +221,26 @@ describe('company names from the page', () => {
     assert.equal(extract(page('<title>Reagents and Kits from Altogen Biosystems</title>'), 'altogen.com').name, 'Altogen');
   });
 
-  it('a heading that only repeats the title backs no longer form of it', () => {
+  it('a heading or a paragraph that only repeats the title backs no longer form of it', () => {
     const title = 'The Floor Barn Flooring store w/ Discount Prices on Brand Name Floors';
     const html = page(`<title>${title}</title>`, `<h1 style="position:absolute;top:-10px">${title}</h1><h1><img alt="Logo"></h1>`);
     assert.equal(extract(html, 'floorbarn.com').name, 'The Floor Barn');
+    const sentence = 'Larsen &amp; Toubro (L&amp;T) is a technology-driven USD 14 billion company.';
+    const banner = page(`<title>${sentence}</title>`, `<div class="banner"><p>${sentence}</p></div><p>Our businesses</p>`);
+    assert.equal(extract(banner, 'larsentoubro.com').name, 'Larsen & Toubro');
+  });
+
+  it('reads the text of block elements apart, as a browser lays them out', () => {
+    // "© Microlink" and the footer's links are separate blocks, not one run "© MicrolinkTermsPrivacy".
+    const footer = page(
+      '<title>Turns any website into data</title>',
+      '<footer><div><p>© Microlink</p><div style="display:inline"><a href="/tos">Terms</a></div>' +
+        '<div style="display:inline"><a href="/privacy">Privacy</a></div></div></footer>',
+    );
+    assert.equal(extract(footer, 'microlink.io').name, 'Microlink');
+    // Inline elements stay in their line: "© 2015 <b>Acme</b> <span>Widgets</span>" is one holder.
+    const inline = page('<title>Home</title>', '<footer><p>© 2015 <b>Acme</b> <span>Widgets</span></p><p>Terms</p></footer>');
+    assert.equal(extract(inline, 'acmewidgets.com').name, 'Acme Widgets');
   });
 
   it('reads the whole domain where the title spells only its first words, and drops "Home Page"', () => {

@@ -180,7 +180,8 @@ describe('company research against local sites', () => {
       assert.equal(pooled.profile.name, 'Many Logos Ltd');
       assert.equal(pooled.profile.description, 'Many Logos Ltd makes logos.');
       assert.deepEqual(pooled.profile, inline.profile);
-      // Markup nested past the reader's recursion fails in the worker alone: the domain's profile, with the reason.
+      // Markup nested deeper than any browser builds (30,000 levels) is refused in the worker: the domain's profile,
+      // with the reason.
       const deep = await researchCompany('deep.com', { fetcher, siteUrlTemplate: template, extractPage });
       assert.equal(deep.profile.source, 'domain');
       assert.match(deep.fallbackReason ?? '', /could not be read/);
@@ -540,6 +541,12 @@ describe('names from domains and titles', () => {
 
 describe('extractCompany', () => {
   const page = 'https://www.acme.com/';
+
+  it('reads markup nested as deep as a browser builds it, and refuses deeper (every selector would cost its depth)', () => {
+    const nested = (levels: number) => `<title>Acme Ltd</title><body>${'<div>'.repeat(levels)}Acme${'</div>'.repeat(levels)}</body>`;
+    assert.equal(extractCompany(nested(500), page).name, 'Acme Ltd');
+    assert.throws(() => extractCompany(nested(600), page), /nests its elements more than 512 deep/);
+  });
 
   it('finds an Organization in a top-level array, nested as a publisher, or typed by URL', () => {
     const array = `<script type="application/ld+json">[{"@type":"WebPage","name":"Home"},{"@type":["Thing","Corporation"],"name":"Acme Holdings","logo":["/logo.svg"]}]</script>`;

@@ -262,14 +262,67 @@ export function feedSiteName(title: string): string {
   return suffixed ? suffixed[1]!.trim() : '';
 }
 
-/** The body's text less its headings that only repeat the title (a theme's hidden h1). */
-function bodyWithoutTitleHeadings($: CheerioAPI, title: string): string {
-  let text = $('body').text();
-  $('body h1').each((_, el) => {
-    const heading = $(el).text();
-    if (matchKey(heading) === matchKey(title)) text = text.replace(heading, '\n');
-  });
-  return text;
+/** The parts of a parsed node read for its text (the parser's nodes, typed here only as far as they are read). */
+interface TextTreeNode {
+  type: string;
+  name?: string;
+  data?: string;
+  children?: TextTreeNode[];
+}
+
+const BLOCK_ELEMENTS = new Set([
+  ...['address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'footer'],
+  ...['form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section'],
+  ...['table', 'td', 'th', 'tr', 'ul'],
+]);
+
+/**
+ * A node's text with a line break around every block element, as a browser lays it out: "<p>© Acme</p><div>Terms</div>"
+ * is "© Acme" and "Terms" on two lines, where the DOM's plain text joins them into "© AcmeTerms". Iterative, so a
+ * hostile page's deep nesting costs no stack, and it stops at `max` characters.
+ */
+function blockText(root: TextTreeNode | undefined, max: number): string {
+  let text = '';
+  const pending: Array<TextTreeNode | '\n'> = root ? [root] : [];
+  while (pending.length > 0 && text.length < max) {
+    const node = pending.pop()!;
+    if (node === '\n') text += '\n';
+    else if (node.type === 'text') text += node.data ?? '';
+    else {
+      const block = node.type === 'tag' && BLOCK_ELEMENTS.has(node.name ?? '');
+      if (block) {
+        text += '\n';
+        pending.push('\n');
+      }
+      for (let i = (node.children?.length ?? 0) - 1; i >= 0; i--) pending.push(node.children![i]!);
+    }
+  }
+  return text.slice(0, max);
+}
+
+/**
+ * Browsers' parsers stop nesting elements a few hundred levels down (Chromium at 512), so no real page is deeper; a
+ * deeper one is hostile, and every selector run on it would cost time in proportion to its depth.
+ */
+const MAX_NESTING = 512;
+
+function nestsDeeperThan(root: TextTreeNode | undefined, max: number): boolean {
+  const pending: Array<[TextTreeNode, number]> = root ? [[root, 0]] : [];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    if (depth > max) return true;
+    for (const child of node.children ?? []) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The body's text less the lines that only repeat the title (a theme's hidden h1, a banner copying it). */
+function bodyWithoutTitleLines(bodyText: string, title: string): string {
+  const titleKey = matchKey(title);
+  return bodyText
+    .split('\n')
+    .filter((line) => matchKey(line) !== titleKey)
+    .join('\n');
 }
 
 /** What the page says of its owner, for choosing and spelling the company name (see company-name.ts). */
@@ -310,7 +363,8 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
     });
 
   $('script, style, noscript, template').remove();
-  const bodyText = ($('body').text() || $.root().text()).slice(0, MAX_EVIDENCE_TEXT);
+  const textOf = (node: unknown) => blockText(node as TextTreeNode | undefined, MAX_EVIDENCE_TEXT);
+  const bodyText = textOf($('body').get(0)).trim() || textOf($.root().get(0));
   const copyright = metaValue('copyright') ?? '';
   const author = clean(metaValue('author'));
   const holders = [
@@ -334,7 +388,7 @@ function nameEvidence($: CheerioAPI, base: URL, metaValue: (...names: string[]) 
       .filter((text) => text !== '' && matchKey(text) !== matchKey(title)),
     text: [metaValue('og:title'), metaValue('twitter:title'), bodyText].filter(Boolean).join('\n'),
     // The page's own text must use a longer form to back it; a copy of the title does not.
-    body: bodyWithoutTitleHeadings($, title).slice(0, MAX_EVIDENCE_TEXT),
+    body: bodyWithoutTitleLines(bodyText, title),
     links: $('a[href]')
       .slice(0, MAX_ANCHORS)
       .map((_, el) => $(el).attr('href') ?? '')
@@ -437,6 +491,9 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
   const page = new URL(pageUrl);
   const domain = (options.domain ?? page.hostname).toLowerCase();
   const $ = load(html.length > MAX_HTML_LENGTH ? html.slice(0, MAX_HTML_LENGTH) : html);
+  if (nestsDeeperThan($.root().get(0) as TextTreeNode | undefined, MAX_NESTING)) {
+    throw new Error(`the page nests its elements more than ${MAX_NESTING} deep`);
+  }
   const base = documentBase($, page);
   const meta = metaIndex($);
   const metaValue = (...names: string[]): string | undefined => {
