@@ -493,6 +493,7 @@ describe('names from domains and titles', () => {
       ['kmblegal.com', 'Kmblegal'],
       ['tag44.com', 'Tag44'],
       ['stryker.com', 'Stryker'],
+      ['spinkat.ru', 'Spinkat'],
     ];
     for (const [domain, name] of cases) assert.equal(profileFromDomain(domain).name, name, domain);
     assert.deepEqual(profileFromDomain('acme-corp.com'), {

@@ -73,7 +73,10 @@ function plausibleWord(word: string): boolean {
 export function labelWords(label: string): string[] {
   if (!/^[a-z]+$/.test(label) || label.length > MAX_LABEL_LENGTH) return [label];
   const words = cheapestSplit(label);
-  if (!words || words.length < 2 || words.length > MAX_WORDS || !words.every(plausibleWord)) return [label];
+  // A name does not end on a connector: "spinkat" is no "Spink at".
+  if (!words || words.length < 2 || words.length > MAX_WORDS || !words.every(plausibleWord) || CONNECTORS.has(words.at(-1)!)) {
+    return [label];
+  }
   const meanLogRank = words.reduce((sum, word, index) => sum + Math.log(rankOf(word, index === words.length - 1)!), 0) / words.length;
   return meanLogRank <= Math.log(MAX_MEAN_RANK) ? words : [label];
 }
