@@ -253,6 +253,9 @@ describe('company names from the page', () => {
   it('matches a name in another script with the domain through its transliteration', () => {
     assert.equal(extract(page('<title>Вести Сочи | Новости Сочи</title>'), 'vesti-sochi.tv').name, 'Вести Сочи');
     assert.equal(extract(page('<title>سامانه رزرواسیون | یادمان</title>'), 'yadman.net').name, 'یادمان');
+    // Within a longer part, only the words that spell the domain: no "online shop" label before the name.
+    const shop = page('<title>Интернет-магазин «Спортмастер» — спортивные товары</title>');
+    assert.equal(extract(shop, 'sportmaster.ru').name, 'Спортмастер');
     assert.equal(domainMatchScore('Müller Bäckerei', 'mueller-baeckerei.de'), 100);
     // Chinese characters through their pinyin, simplified or traditional; the name is the characters that spell it.
     assert.equal(extract(page('<title>淘宝网(淘寶網) 全球站</title>'), 'taobao.com').name, '淘宝');

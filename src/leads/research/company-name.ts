@@ -1,6 +1,16 @@
 import { collapseWhitespace } from '../../content/text.js';
 import { matchKey } from './clean-text.js';
-import { companyLabel, domainMatchScore, domainStem, GENERIC_TITLE_PARTS, hanSpan, LEGAL_FORMS, registrableDomain, titleParts } from './name.js';
+import {
+  companyLabel,
+  domainMatchScore,
+  domainStem,
+  GENERIC_TITLE_PARTS,
+  hanSpan,
+  latinSpelling,
+  LEGAL_FORMS,
+  registrableDomain,
+  titleParts,
+} from './name.js';
 import { labelWords } from './domain-words.js';
 
 // The company name from what a whole page shows, not from one tag: a title's parts are checked against the domain
@@ -258,6 +268,16 @@ function withoutPossessive(token: Token): Token {
   return text === token.text ? token : { ...token, ...wordToken(text) };
 }
 
+const NON_LATIN_LETTER = /(?!\p{Script=Latin})\p{L}/u;
+/** Names, titles and descriptions are read transliterated too; a page's whole text is not (a few µs a word). */
+const MAX_TRANSLITERATED_CHARS = 2000;
+
+function transliteratedToken(token: Token): Token {
+  if (!NON_LATIN_LETTER.test(token.text)) return token;
+  const latin = latinSpelling(token.text);
+  return { ...token, key: matchKey(latin), andKey: matchKey(latin.replace(/&/g, 'and')) };
+}
+
 /** A word that is the site's address ("MotoClassifieds.US", "BlueDogInk.com") spells the domain's label. */
 function withoutAddressSuffix(token: Token, domain: string): Token {
   const registrable = registrableDomain(domain);
@@ -300,6 +320,10 @@ export function domainSpan(text: string, domain: string, minWords = 1): string |
     const bare = tokens.map(withoutPossessive);
     span = findSpan(bare, target, minWords);
     if (span) tokens = bare;
+  }
+  if (!span && text.length <= MAX_TRANSLITERATED_CHARS && NON_LATIN_LETTER.test(text)) {
+    // A name in another script spells the domain transliterated ("Интернет-магазин «Спортмастер»" → "Спортмастер").
+    span = findSpan(tokens.map(transliteratedToken), target, minWords);
   }
   // A name in Chinese characters spells the domain in pinyin, with no spaces to split its words ("淘宝" for taobao.com).
   if (!span) return minWords === 1 ? hanSpan(text, target) : undefined;
