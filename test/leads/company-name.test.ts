@@ -129,6 +129,12 @@ describe('company names from the page', () => {
     assert.notEqual(extract(html, 'calljoe.com').name, 'The Paul Wilkinson Law Firm LLC');
   });
 
+  it("reads a firm's initials and its legal form written as the domain", () => {
+    const firm = page('<title>Employment Lawyers | Washington, DC</title>', '<footer>© 2024 Katz Banks Kumin LLP</footer>');
+    assert.equal(extract(firm, 'kbkllp.com').name, 'Katz Banks Kumin LLP');
+    assert.equal(domainMatchScore('Smith, Jones & Brown, P.C.', 'sjbpc.com'), 60);
+  });
+
   it('reads a legal form written into the domain', () => {
     const html = page('<title>Contact Us</title><meta name="copyright" content="Copyright 2014 by Abacus Solutions, LLC.">');
     assert.equal(extract(html, 'abacusllc.com').name, 'Abacus Solutions, LLC');

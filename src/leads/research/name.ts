@@ -60,7 +60,7 @@ export function profileFromDomain(domain: string): CompanyProfile {
 }
 
 export const LEGAL_FORMS =
-  /\s*,?\s+\b(?:inc|incorporated|llc|ltd|limited|plc|corp|corporation|co|company|gmbh|ag|kg|se|sa|sas|sarl|srl|spa|bv|nv|ab|as|oy|kk|pty|group|holding|holdings)\.?$/i;
+  /\s*,?\s+\b(?:inc|incorporated|llc|llp|pllc|lp|p\.?c|p\.?a|ltd|limited|plc|corp|corporation|co|company|gmbh|ag|kg|se|sa|sas|sarl|srl|spa|bv|nv|ab|as|oy|kk|pty|group|holding|holdings)\.?$/i;
 
 /** How well a piece of text names the company of `domain`: 0 (not at all) to 100 (exactly). */
 export function domainMatchScore(text: string, domain: string): number {
@@ -140,6 +140,15 @@ function abbreviatesWords(text: string, domainKey: string): boolean {
   return domainKey.length >= 5 && from(0, 0, 0, false);
 }
 
+function initialsOf(text: string): string {
+  return matchKey(
+    text
+      .split(/\s+/)
+      .map((word) => word[0] ?? '')
+      .join(''),
+  );
+}
+
 function scoreAgainst(text: string, domainKey: string): number {
   const key = matchKey(text);
   if (key === '') return 0;
@@ -153,13 +162,11 @@ function scoreAgainst(text: string, domainKey: string): number {
     }
   }
   if (domainKey.length >= 3 && key.includes(domainKey)) return Math.max(30, 70 - (key.length - domainKey.length));
-  const initials = matchKey(
-    text
-      .split(/\s+/)
-      .map((w) => w[0] ?? '')
-      .join(''),
-  );
-  if (initials.length >= 2 && initials === domainKey) return 60;
+  if (initialsOf(text).length >= 2 && initialsOf(text) === domainKey) return 60;
+  // A firm's initials and its legal form: "Katz Banks Kumin LLP" for kbkllp.com.
+  const written = LEGAL_FORMS.exec(text);
+  const firmInitials = written ? initialsOf(text.slice(0, written.index)) : '';
+  if (firmInitials.length >= 2 && firmInitials + matchKey(written![0]) === domainKey) return 60;
   if (abbreviatesWords(text, domainKey)) return 55;
   // The legal form written into the domain ("abacusllc.com" for "Abacus Solutions, LLC"): the name's first words
   // spell the rest of the domain and the name ends with the same form, or spell a long enough rest alone
