@@ -145,6 +145,10 @@ describe('company names from the page', () => {
     assert.deepEqual(copyrightHolders('© 2014 Tri-State. All rights reserved.'), ['Tri-State']);
     assert.deepEqual(copyrightHolders('© Copyright 2003-2014 FinCar Pty Ltd. '), ['FinCar Pty Ltd']);
     assert.deepEqual(copyrightHolders('Copyright © 2012 R.S. Pressman & Associates, Inc.'), ['R.S. Pressman & Associates, Inc']);
+    // A name in Hangul run into the site's address: two words, and the address is a name the domain spells.
+    assert.deepEqual(copyrightHolders('copyright. 2022. 익산몰iksanmall.com. All rights reserved.'), ['익산몰 iksanmall.com']);
+    const runTogether = page('<title>익산몰</title>', '<p>copyright. 2022. <a href="/"><b>익산몰iksanmall.com</b></a>. All rights reserved.</p>');
+    assert.equal(extract(runTogether, 'iksanmall.com').name, 'iksanmall.com');
   });
 
   it('matches a domain that abbreviates the words of a name, not one that shares whole words with a tagline', () => {

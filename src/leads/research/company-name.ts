@@ -440,6 +440,10 @@ function withoutPageWords(part: string): string {
   return stripped === '' || GENERIC_TITLE_PARTS.test(stripped) ? part : stripped;
 }
 
+/** Where East Asian writing and Latin letters meet with no space: "익산몰iksanmall.com" is the name and the address. */
+const SCRIPT_CHANGE =
+  /(?<=[\p{Script=Hangul}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])(?=\p{Script=Latin})|(?<=\p{Script=Latin})(?=[\p{Script=Hangul}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/gu;
+
 /**
  * Who a copyright line names: "© 2004-2013 Masterpiece Tri-State. All Rights Reserved." → "Masterpiece Tri-State",
  * "Copyright © 2012 by Office Depot, Inc. All rights reserved." → "Office Depot, Inc".
@@ -457,7 +461,10 @@ export function copyrightHolders(text: string, max = 3): string[] {
     const end = /(?<=[\p{L}\p{N}]{3,})\.\s+(?=\p{Lu})/u.exec(holder);
     if (end && !LEGAL_FORM_WORD.test(holder.slice(0, end.index).split(/\s+/).pop() ?? '')) holder = holder.slice(0, end.index);
     // "W3C® (MIT, ERCIM," when the notice goes on past the line: the marks and an unclosed parenthesis are not the name.
-    holder = holder.replace(/[®™℠]/gu, '').replace(/\s*\([^)]*$/u, '');
+    holder = holder
+      .replace(/[®™℠]/gu, '')
+      .replace(/\s*\([^)]*$/u, '')
+      .replace(SCRIPT_CHANGE, ' ');
     holder = collapseWhitespace(holder.replace(/(?:[\s,.;:–-]|(?:19|20)\d{2})+$/u, ''));
     if (holder.length >= 2 && /\p{L}/u.test(holder) && !holders.includes(holder)) holders.push(holder);
     if (holders.length >= max) break;
