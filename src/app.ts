@@ -236,7 +236,10 @@ export async function buildApp({ config, storage, logRequests = true }: AppDeps)
     extractPage: pooledPageExtractor(workers),
     metrics,
   });
-  app.addHook('onReady', async () => leadDomain.start());
+  app.addHook('onReady', async () => {
+    await leadDomain.prepare();
+    leadDomain.start();
+  });
   // Registered after the infrastructure's hook, so run before it: running jobs finish with their connections open.
   app.addHook('onClose', () => leadDomain.stop());
   // One object for the API and the dashboard's try-it form: they spend one count per account (leads/rate-limit.ts).

@@ -16,7 +16,7 @@ import { CompanyProfileQueries, LeadQueries } from './queries.js';
 import { LeadBatchQueries } from './batches/queries.js';
 import { type BatchView, LeadBatchService, type LeadBatchServiceDeps } from './batches/service.js';
 import { readCsvTable } from '../content/csv-table.js';
-import { researchCompany } from './research/index.js';
+import { preloadDomainWords, researchCompany } from './research/index.js';
 import type { PageExtractor } from './research/index.js';
 import { type JobEndedListener, LeadService } from './service.js';
 import { TemplateQueries } from './templates/queries.js';
@@ -61,6 +61,11 @@ export interface LeadDomain {
   batches: LeadBatchService;
   templates: TemplateService;
   idempotency: IdempotencyStore;
+  /**
+   * Loads what the research would otherwise read on first use, holding the event loop (the word list domains are
+   * split with): run before the server takes requests.
+   */
+  prepare(): Promise<void>;
   /** Starts the worker (when enabled) and the hourly removal of expired idempotency keys. */
   start(): void;
   /** Stops them, letting running jobs finish. */
@@ -145,6 +150,7 @@ export function wireLeadDomain({
     batches,
     templates,
     idempotency,
+    prepare: preloadDomainWords,
     start() {
       worker?.start();
       sweeper = setInterval(

@@ -24,6 +24,7 @@ export type {
 } from './types.js';
 export { extractCompany } from './extract.js';
 export { nameFromDomain, nameFromTitle, profileFromDomain, registrableDomain } from './name.js';
+export { preloadDomainWords } from './domain-words.js';
 
 export const DEFAULT_SITE_URL_TEMPLATE = 'https://{domain}/';
 export const DEFAULT_RESEARCH_TIMEOUT_MS = 8000;
