@@ -397,6 +397,13 @@ describe('what the company does', () => {
     const sentence = 'Learn how to buy on Amazon, from phones and shoes to tablets and gift cards!';
     const carried = page(`<title>Compra Afuera - ${sentence}</title><meta name="description" content="${sentence}">`);
     assert.equal(extract(carried, 'compraafuera.com').description, sentence);
+    // Japanese writes no spaces: a long sentence the title carries is no short tagline ("an indoor park where you
+    // meet the characters you love"); a short slogan is.
+    const japanese = '大好きなキャラクターにあえる屋内型コミュニケーションパーク SANRIO PUROLAND!';
+    const park = page(`<title>サンリオピューロランド | ${japanese}</title><meta property="og:description" content="${japanese}">`);
+    assert.equal(extract(park, 'puroland.jp').description, japanese);
+    const slogan = page('<title>花園被服 | 話題のサイト</title><meta name="description" content="話題のサイト">');
+    assert.equal(extract(slogan, 'hanazonohifuku.com').description, null);
   });
 
   it('comes from the page description of a home page that a theme marks og:type "article"', () => {

@@ -462,13 +462,19 @@ function describes(description: string, title: string, domain: string): boolean 
   );
   if (rest.length < words.length && [matchKey(whole), ''].includes(matchKey(rest.join(' ')))) return false;
   // A title's tagline said again is a slogan; a sentence the title also carries may still say what the company does.
-  if (description.trim().split(/\s+/).length <= MAX_TAGLINE_WORDS && parts.has(matchKey(description))) return false;
+  if (wordCount(description) <= MAX_TAGLINE_WORDS && parts.has(matchKey(description))) return false;
   const label = description.replace(PAGE_LABEL_PREFIX, '');
   if (label !== description && parts.has(matchKey(label))) return false;
   // "Home Page of Portable UPnP", "Welcome to Acme Widgets!", "Acme Widgets home page": which page this is and a name.
   const plain = description.trim().replace(/[.!]+$/u, '');
   const named = plain.replace(PAGE_LABEL_PREFIX, '').replace(SITE_NAME_HOME_PAGE, '');
-  return named === plain || /[,;:.!?]/u.test(named) || named.split(/\s+/).length > MAX_TAGLINE_WORDS;
+  return named === plain || /[,;:.!?]/u.test(named) || wordCount(named) > MAX_TAGLINE_WORDS;
+}
+
+/** Words, where Chinese and Japanese, written without spaces, count about one word for every two characters. */
+function wordCount(text: string): number {
+  const ideographic = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0;
+  return text.trim().split(/\s+/).length + Math.floor(ideographic / 2);
 }
 
 const MAX_TAGLINE_WORDS = 5;
