@@ -147,6 +147,10 @@ describe('company names from the page', () => {
     assert.deepEqual(copyrightHolders('Copyright © 2012 R.S. Pressman & Associates, Inc.'), ['R.S. Pressman & Associates, Inc']);
     // A name in Hangul run into the site's address: two words, and the address is a name the domain spells.
     assert.deepEqual(copyrightHolders('copyright. 2022. 익산몰iksanmall.com. All rights reserved.'), ['익산몰 iksanmall.com']);
+    // The site's address after the name, in parentheses.
+    assert.deepEqual(copyrightHolders('© 2009-2015 キャラクターショーファンサイト(charactershow.jp) All rights reserved.'), [
+      'キャラクターショーファンサイト',
+    ]);
     const runTogether = page('<title>익산몰</title>', '<p>copyright. 2022. <a href="/"><b>익산몰iksanmall.com</b></a>. All rights reserved.</p>');
     assert.equal(extract(runTogether, 'iksanmall.com').name, 'iksanmall.com');
   });
@@ -229,6 +233,12 @@ describe('company names from the page', () => {
     assert.equal(extract(from, 'altogen.com').name, 'Altogen Biosystems');
     // Backed by nothing, the words that spell the domain.
     assert.equal(extract(page('<title>Reagents and Kits from Altogen Biosystems</title>'), 'altogen.com').name, 'Altogen');
+  });
+
+  it('a title part of a dozen words is a sentence around the name, however often the page says it', () => {
+    const tagline = '大好きなキャラクターにあえる屋内型コミュニケーションパーク SANRIO PUROLAND!';
+    const html = page(`<title>${tagline}</title>`, `<h2>${tagline}</h2><p>${tagline}</p>`);
+    assert.equal(extract(html, 'puroland.jp').name, 'PUROLAND', 'the words that spell the domain');
   });
 
   it('a heading or a paragraph that only repeats the title backs no longer form of it', () => {

@@ -32,3 +32,9 @@ export function matchKey(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '');
 }
+
+/** Words, where Chinese and Japanese, written without spaces, count about one word for every two characters. */
+export function wordCount(text: string): number {
+  const ideographic = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0;
+  return text.trim().split(/\s+/).length + Math.floor(ideographic / 2);
+}

@@ -1,5 +1,5 @@
 import { collapseWhitespace } from '../../content/text.js';
-import { matchKey } from './clean-text.js';
+import { matchKey, wordCount } from './clean-text.js';
 import {
   companyLabel,
   domainMatchScore,
@@ -85,6 +85,8 @@ const LEADING_PAGE_WORDS = new RegExp(`^(?:${PAGE_WORDS}\\s*[.:,]?|(?:(?:shop|bu
 const TRAILING_PAGE_WORDS = new RegExp(`(?<=\\S)\\s*[.:,]?\\s+${PAGE_WORDS}$`, 'iu');
 const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const MAX_SPAN_WORDS = 6;
+/** The most words a longer form of the name the domain spells may have ("San Lameer Resort Hotel & Spa"). */
+const MAX_LONGER_NAME_WORDS = 8;
 const MAX_TEXT_CHARS = 200_000;
 
 /** A comparison key that keeps word breaks: "H&S Solicitors, Ltd." → "h and s solicitors ltd". */
@@ -463,6 +465,8 @@ export function copyrightHolders(text: string, max = 3): string[] {
     // "W3C® (MIT, ERCIM," when the notice goes on past the line: the marks and an unclosed parenthesis are not the name.
     holder = holder
       .replace(/[®™℠]/gu, '')
+      // "キャラクターショーファンサイト(charactershow.jp)": the site's address after the name.
+      .replace(/\s*\((?:www\.)?[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\)\s*$/u, '')
       .replace(/\s*\([^)]*$/u, '')
       .replace(SCRIPT_CHANGE, ' ');
     holder = collapseWhitespace(holder.replace(/(?:[\s,.;:–-]|(?:19|20)\d{2})+$/u, ''));
@@ -502,7 +506,8 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
       // "Official UK Chicco website" labels the site; "Stoneridge Homes Huntsville, AL" adds where it is.
       if (SITE_LABEL.test(longer) || PLACE_SUFFIX.test(textAfter(longer, span))) return span;
       const full = corroboration(longer, evidence) || (writtenInBody(longer, evidence) ? 1 : 0);
-      if (full > 0 && full >= corroboration(span, evidence)) return longer;
+      // A part of a dozen words is a sentence around the name, however often the page says it.
+      if (full > 0 && full >= corroboration(span, evidence) && wordCount(longer) <= MAX_LONGER_NAME_WORDS) return longer;
       // Only the domain's words ("Bike Locks, Kryptonite, Abus") under a logo or copyright line that calls the site
       // by its address ("© 2010 Bike-Locks.com"): the address is the name.
       return addressAsName(domain, evidence) ?? span;
@@ -544,13 +549,13 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
     }
   }
 
-  const wordCount = (part: string) => part.split(/\s+/).length;
+  const spacedWords = (part: string) => part.split(/\s+/).length;
   let backed: { part: string; strength: number } | undefined;
   for (const part of parts) {
-    if (wordCount(part) > 8) continue;
+    if (spacedWords(part) > 8) continue;
     const strength = corroboration(part, evidence);
     if (strength === 0) continue;
-    if (!backed || strength > backed.strength || (strength === backed.strength && wordCount(part) < wordCount(backed.part))) {
+    if (!backed || strength > backed.strength || (strength === backed.strength && spacedWords(part) < spacedWords(backed.part))) {
       backed = { part, strength };
     }
   }

@@ -16,7 +16,7 @@ import type { NameEvidence } from './company-name.js';
 import { classifySocialUrl, pickSocialLinks } from './social.js';
 import type { SocialLink } from './social.js';
 import { truncate } from '../../content/text.js';
-import { cleanOrNull, cleanText, matchKey } from './clean-text.js';
+import { cleanOrNull, cleanText, matchKey, wordCount } from './clean-text.js';
 import type { ExtractedCompany, ExtractOptions, NameSource } from './types.js';
 export type { ExtractedCompany, ExtractOptions, NameSource } from './types.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_PRODUCT_DESCRIPTION_LENGTH } from './types.js';
@@ -469,12 +469,6 @@ function describes(description: string, title: string, domain: string): boolean 
   const plain = description.trim().replace(/[.!]+$/u, '');
   const named = plain.replace(PAGE_LABEL_PREFIX, '').replace(SITE_NAME_HOME_PAGE, '');
   return named === plain || /[,;:.!?]/u.test(named) || wordCount(named) > MAX_TAGLINE_WORDS;
-}
-
-/** Words, where Chinese and Japanese, written without spaces, count about one word for every two characters. */
-function wordCount(text: string): number {
-  const ideographic = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0;
-  return text.trim().split(/\s+/).length + Math.floor(ideographic / 2);
 }
 
 const MAX_TAGLINE_WORDS = 5;
