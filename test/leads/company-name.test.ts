@@ -241,6 +241,32 @@ describe('company names from the page', () => {
     assert.equal(extract(html, 'puroland.jp').name, 'PUROLAND', 'the words that spell the domain');
   });
 
+  it('a common noun the title capitalizes before the name is not part of it', () => {
+    const carrier = page(
+      '<title>Перевізник Vilartrans - Головна сторінка</title>' +
+        '<meta name="description" content="Міжнародний автобусний перевізник Vilartrans, інформація по рейсах">',
+    );
+    assert.equal(extract(carrier, 'vilartrans.com').name, 'Vilartrans');
+    // Written with a capital in the page's own sentence too, the longer form is the name.
+    const hotel = page('<title>Hotel Astoria - Home</title><meta name="description" content="Welcome to Hotel Astoria, on the lake since 1901.">');
+    assert.equal(extract(hotel, 'astoria.ch').name, 'Hotel Astoria');
+  });
+
+  it("passes over site-name metadata copied with another site's template", () => {
+    const copied = page(
+      '<title>Astrolytes | A Real-time peer-to-peer Cyber Threat Sharing Platform</title>' +
+        '<meta property="og:site_name" content="Backfeed"><meta property="og:url" content="http://backfeed.cc/">',
+    );
+    assert.equal(extract(copied, 'astrolytes.com').name, 'Astrolytes');
+    // A site name the page's text uses stays: a brand whose page on a second domain points at its main one.
+    const brand = page(
+      '<title>CTshirts.co.uk | Men\'s Shirts</title><meta property="og:site_name" content="Charles Tyrwhitt">' +
+        '<link rel="canonical" href="https://www.charlestyrwhitt.com/uk/home">',
+      '<footer>© Charles Tyrwhitt LLP</footer>',
+    );
+    assert.equal(extract(brand, 'ctshirts.co.uk').name, 'Charles Tyrwhitt');
+  });
+
   it('a heading or a paragraph that only repeats the title backs no longer form of it', () => {
     const title = 'The Floor Barn Flooring store w/ Discount Prices on Brand Name Floors';
     const html = page(`<title>${title}</title>`, `<h1 style="position:absolute;top:-10px">${title}</h1><h1><img alt="Logo"></h1>`);

@@ -419,6 +419,19 @@ const PLACE_SUFFIX = /^(?:in\s+)?\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2},
 const QUOTED_NAME = /[«“"]([^«»“”"]{2,60})[»”"]/gu;
 const INITIALS_SKIPPED = /^(?:&|and|of|the|for)$/i;
 
+/**
+ * "Перевізник Vilartrans" in a title, where a sentence of the page says "автобусний перевізник Vilartrans": the word
+ * before the name is a common noun ("carrier") the title capitalizes as its first word.
+ */
+function commonNounBefore(longer: string, span: string, evidence: NameEvidence): boolean {
+  const at = longer.indexOf(span);
+  if (at <= 0 || textAfter(longer, span).trim() !== '') return false;
+  const before = longer.slice(0, at).trim();
+  if (!/^\p{Lu}/u.test(before) || /^the$/i.test(before)) return false;
+  const written = `${before.charAt(0).toLowerCase()}${before.slice(1)} ${span}`;
+  return [...evidence.descriptions, evidence.text.slice(0, MAX_TEXT_CHARS)].some((text) => collapseWhitespace(text).includes(written));
+}
+
 /** "Dublin Core® Metadata Initiative (DCMI)" → "Dublin Core Metadata Initiative": the name its initials follow. */
 function withoutOwnInitials(text: string): string | undefined {
   const match = /^(.+?)\s*\((\p{Lu}{2,8})\)$/u.exec(text.trim());
@@ -504,7 +517,7 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
       const abbreviated = withoutOwnInitials(longer);
       if (abbreviated) return abbreviated;
       // "Official UK Chicco website" labels the site; "Stoneridge Homes Huntsville, AL" adds where it is.
-      if (SITE_LABEL.test(longer) || PLACE_SUFFIX.test(textAfter(longer, span))) return span;
+      if (SITE_LABEL.test(longer) || PLACE_SUFFIX.test(textAfter(longer, span)) || commonNounBefore(longer, span, evidence)) return span;
       const full = corroboration(longer, evidence) || (writtenInBody(longer, evidence) ? 1 : 0);
       // A part of a dozen words is a sentence around the name, however often the page says it.
       if (full > 0 && full >= corroboration(span, evidence) && wordCount(longer) <= MAX_LONGER_NAME_WORDS) return longer;

@@ -3,13 +3,14 @@ import type { CheerioAPI } from 'cheerio/slim';
 import { firstString, imageUrls, readJsonLd, stringList } from './jsonld.js';
 import type { JsonObject } from './jsonld.js';
 import { normalizeKeywords, salientWords } from './keywords.js';
-import { companyLabel, nameFromTitle, titleParts } from './name.js';
+import { companyLabel, domainMatchScore, nameFromTitle, registrableDomain, titleParts } from './name.js';
 import {
   copyrightHolders,
   nameFromEvidence,
   isBareDomainLabel,
   loneTitleName,
   nameFromTitleWithEvidence,
+  phraseKey,
   shortNameTheTitleUses,
 } from './company-name.js';
 import type { NameEvidence } from './company-name.js';
@@ -260,6 +261,21 @@ export function feedSiteName(title: string): string {
   if (separated) return separated[1]!.trim();
   const suffixed = /^(.+?)\s+(?:rss|atom)?\s*(?:comments\s+)?feed$/iu.exec(text);
   return suffixed ? suffixed[1]!.trim() : '';
+}
+
+/** The registrable domain of the page's own address (og:url, canonical link) when it is another site's. */
+function otherSiteTheMetadataNames(
+  $: CheerioAPI,
+  metaValue: (...names: string[]) => string | undefined,
+  page: URL,
+  domain: string,
+): string | undefined {
+  for (const href of [metaValue('og:url'), $('link[rel~=canonical]').first().attr('href')]) {
+    const url = absoluteHttpUrl(href, page);
+    const site = url ? registrableDomain(new URL(url).hostname) : undefined;
+    if (site && site !== registrableDomain(domain) && site !== registrableDomain(page.hostname)) return site;
+  }
+  return undefined;
 }
 
 /** The parts of a parsed node read for its text (the parser's nodes, typed here only as far as they are read). */
@@ -525,10 +541,22 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     ['title', metaValue('og:title')],
     ['title', metaValue('twitter:title')],
   ];
+  const otherSite = otherSiteTheMetadataNames($, metaValue, page, domain);
   let name: string | null = null;
   let nameSource: NameSource | undefined;
   for (const [source, value] of nameSources) {
     if (!value) continue;
+    // Metadata copied with another site's template names that site (og:site_name "Backfeed", og:url backfeed.cc),
+    // which the page's own title and text never name.
+    if (
+      source !== 'title' &&
+      otherSite &&
+      domainMatchScore(value, otherSite) > 0 &&
+      domainMatchScore(value, domain) === 0 &&
+      !phraseKey(`${title}\n${evidence.text}`).includes(phraseKey(value))
+    ) {
+      continue;
+    }
     const plain = cleanText(value, MAX_NAME_LENGTH * 2);
     // A site name that only repeats the domain ("acmewidgets") is left for the page's own spelling of it.
     if (source !== 'json-ld' && isBareDomainLabel(plain, domain)) continue;
