@@ -78,6 +78,20 @@ describe('built-in generator without a template', () => {
     assert.ok(openings.size > 1, 'more than one opening');
   });
 
+  it('writes no second "the" before a name that starts with one', () => {
+    const bodies = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map(
+      (first) =>
+        generateBuiltinEmail(
+          facts({ firstName: first, company: { name: "The Alaska Airmen's Association", description: 'A voice for general aviation in Alaska.' } }),
+        ).body,
+    );
+    assert.ok(
+      bodies.some((body) => body.includes("at The Alaska Airmen's Association website")),
+      'the variant that names the website was written',
+    );
+    for (const body of bodies) assert.doesNotMatch(body, /\bthe The\b/);
+  });
+
   it('quotes a description that is not a statement about the company', () => {
     const email = generateBuiltinEmail(facts({ company: { description: 'The all-in-one fleet platform for warehouse robots | Acme Robotics' } }));
     assertClean(email);
@@ -354,8 +368,19 @@ describe('text helpers', () => {
         'Acme offers car insurance and home insurance with online discounts - get a quote today',
       ],
       ['話題のサイト！メンズ スラックスの通販。', 'メンズ スラックスの通販'],
+      // A thank-you to the visitor is passed over; news and navigation run together are no description at all.
+      [
+        'Thank you for visiting the Acme website. It has been our mission since 1995 to build rockets.',
+        'It has been our mission since 1995 to build rockets',
+      ],
+      ['The Coyote Fund Acme is honored to announce the creation of the Coyote Fund. Learn more and help us.', undefined],
+      ['Learn more 2025 Winners MEMBERSHIP HAVE YOUR VOICE COUNT!Join the Acme club and save.', undefined],
+      ['DEDICATED TO QUALITY CARE IN MONTANAHealth Center OperationsTraining and technical assistance', undefined],
+      // A brand written with a capital inside ("BeenVerified") is no text run together.
+      ['BeenVerified is your people search and background check answer.', 'BeenVerified is your people search and background check answer'],
     ];
-    for (const [input, expected] of cases) assert.equal(condenseDescription(input, { companyName: 'Acme' }), expected, input);
+    for (const [input, expected] of cases)
+      assert.equal(condenseDescription(input, { companyName: input.startsWith('BeenVerified') ? 'BeenVerified' : 'Acme' }), expected, input);
   });
 
   it('tidies bodies', () => {

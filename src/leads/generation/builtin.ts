@@ -156,7 +156,8 @@ function opening(company: string, domain: string, whatTheyDo: string | undefined
   }
   const quoted = `“${endSentence(whatTheyDo)}”`;
   return pick([
-    `I had a look at the ${company} website, which sums up what you do in one line: ${quoted}`,
+    // "The Alaska Airmen's Association" takes no second "the".
+    `I had a look at ${/^the\s/i.test(company) ? '' : 'the '}${company} website, which sums up what you do in one line: ${quoted}`,
     `I was reading about ${company}, and one line on your website stood out: ${quoted}`,
     `Your website puts what ${company} does simply: ${quoted}`,
   ]);

@@ -162,6 +162,27 @@ const JUNK_TAIL =
 const GREETING =
   /^(?:welcome(?:\s+(?:to|at)\b.*)?|hello|hi|hey|home|homepage|home page|startseite|accueil|bienvenue(?:\s.*)?|willkommen(?:\s.*)?|bienvenido(?:\s.*)?|benvenuti(?:\s.*)?)[.!…]*$/iu;
 const SITE_WORDS = /^(?:home|homepage|home page|official (?:site|website)|website|startseite|accueil)$/iu;
+/** A thank-you to the visitor: "Thank you for visiting the Acme website." */
+const THANKS = /^thank(?:s| you) for (?:visiting|stopping by|coming to|your visit)\b/iu;
+/** News, not what the company does: "Acme is honored to announce the creation of …". */
+const ANNOUNCEMENT =
+  /\b(?:is|are|am|was|were)\s+(?:(?:so|very)\s+)?(?:honou?red|pleased|proud|excited|delighted|thrilled|happy)\s+to\s+(?:announce|share|welcome|introduce)\b/iu;
+/**
+ * Text run together from several elements of a page ("… YOUR VOICE COUNT!Join the …", "… IN MONTANAHealth Center
+ * OperationsTraining …"): a sentence's end glued to the next, or two words glued in capitals, is navigation, not a
+ * description.
+ */
+const GLUED_SENTENCE = /[\p{L}]{2}[!?.]\p{Lu}\p{Ll}/u;
+const GLUED_WORDS = /\p{Ll}{3}\p{Lu}\p{Ll}{3}|\p{Lu}{3}\p{Lu}\p{Ll}{2}/gu;
+
+function runTogether(sentence: string, companyName: string): boolean {
+  if (GLUED_SENTENCE.test(sentence)) return true;
+  // A brand may be written so ("BeenVerified", "HubSpot"): its own name does not count.
+  const glued = sentence
+    .split(/\s+/)
+    .filter((word) => !companyName.includes(word.replace(/[^\p{L}\p{N}]+/gu, '')) && (word.match(GLUED_WORDS)?.length ?? 0) > 0);
+  return glued.length >= 2;
+}
 
 const SEPARATORS = [' | ', ' · ', ' • ', ' :: ', ' - ', ' – ', ' — '];
 const LABEL =
@@ -272,9 +293,12 @@ export function condenseDescription(text: string | null | undefined, options: Co
     .map((s) => stripDecorations(s, companyName))
     .filter((s) => {
       const bare = s.replace(TRAILING_PUNCTUATION, '').trim();
-      if (bare === '' || GREETING.test(bare) || bare.toLowerCase() === company) return false;
+      if (bare === '' || GREETING.test(bare) || THANKS.test(bare) || bare.toLowerCase() === company) return false;
       return isUnspaced(bare) ? Array.from(bare).length >= 6 : wordCount(bare) >= 3;
     });
+  // A description that opens with news or with the page's navigation run together is no description at all: what
+  // follows it is more of the same.
+  if (sentences[0] && (ANNOUNCEMENT.test(sentences[0]) || runTogether(sentences[0], companyName))) return undefined;
   // A short exclamation ("話題のサイト！", "Huge savings!") cheers rather than says what the company does: a plain
   // statement after it is taken first. A long one ("Acme offers car, home and life insurance and much more!") says it.
   const sentence = sentences.find((s) => !isSlogan(s)) ?? sentences[0];
