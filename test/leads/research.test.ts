@@ -530,6 +530,8 @@ describe('names from domains and titles', () => {
       ['International Business Machines | Think', 'ibm.com', 'International Business Machines'],
       ['Best widgets in the whole town | Acme', 'other.com', 'Acme'],
       ['Acme-Corp', 'acme-corp.com', 'Acme-Corp'],
+      // An empty page name before the separator ("%page% ~ %site%").
+      [' ~ Nong Thon Restaurant', 'nongthonrestaurant.com', 'Nong Thon Restaurant'],
       ['The best widgets for your workshop and garden', 'acme.com', null],
       ['Home', 'acme.com', null],
       ['About us', 'acme.com', null],

@@ -212,10 +212,18 @@ const MAX_TITLE_NAME_CHARS = 60;
 export function titleParts(title: string): string[] {
   const text = collapseWhitespace(title);
   if (text === '') return [];
-  return text
-    .split(TITLE_SEPARATORS)
-    .map((part) => part.replace(WELCOME_PREFIX, '').trim())
-    .filter((part) => part !== '' && !GENERIC_TITLE_PARTS.test(part));
+  return (
+    text
+      .split(TITLE_SEPARATORS)
+      // A separator left at either end by an empty part ("%page% ~ %site%" with no page name: " ~ Nong Thon Restaurant").
+      .map((part) =>
+        part
+          .replace(/^[\s\-–—~/:|·•]+|[\s\-–—~/:|·•]+$/gu, '')
+          .replace(WELCOME_PREFIX, '')
+          .trim(),
+      )
+      .filter((part) => part !== '' && !GENERIC_TITLE_PARTS.test(part))
+  );
 }
 
 /**
