@@ -129,6 +129,13 @@ describe('company names from the page', () => {
     assert.notEqual(extract(html, 'calljoe.com').name, 'The Paul Wilkinson Law Firm LLC');
   });
 
+  it('reads a practice named for its practitioner, whose surname the domain starts with', () => {
+    const dentist = page('<title>Cosmetic Dentist Shawnee KS Richard M. Dervin DDS</title>');
+    assert.equal(extract(dentist, 'dervindental.com').name, 'Richard M. Dervin DDS');
+    const doctor = page('<title>Family Medicine in Austin</title>', '<a href="/"><img src="/logo.png" alt="Dr. Jane Okafor, MD"></a>');
+    assert.equal(extract(doctor, 'okaforclinic.com').name, 'Dr. Jane Okafor, MD');
+  });
+
   it("reads a firm's initials and its legal form written as the domain", () => {
     const firm = page('<title>Employment Lawyers | Washington, DC</title>', '<footer>© 2024 Katz Banks Kumin LLP</footer>');
     assert.equal(extract(firm, 'kbkllp.com').name, 'Katz Banks Kumin LLP');

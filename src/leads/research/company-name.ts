@@ -572,7 +572,29 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
       backed = { part, strength };
     }
   }
-  return backed?.part ?? null;
+  return backed?.part ?? practitioner(domain, [title, ...evidence.strong]) ?? null;
+}
+
+/** A professional's name and credential: "Richard M. Dervin DDS", "Dr. Jane Smith, DMD", "John Roe, Esq.". */
+// MD, DO, DC and OD only after a comma: without one, "… Baltimore MD" is a place.
+const PRACTITIONER =
+  /(?:Dr\.?\s+)?\p{Lu}[\p{L}'’-]+\s+(?:\p{Lu}\.\s+)?(\p{Lu}[\p{L}'’-]+)(?:,\s*(?:MD|DO|DC|OD)|,?\s+(?:DDS|DMD|DVM|CPA|Esq\.?|Ph\.?D\.?))(?![\p{L}])/gu;
+const MIN_SURNAME_LETTERS = 4;
+
+/**
+ * A practice named for its practitioner, whose surname the domain starts with: "Richard M. Dervin DDS" for
+ * dervindental.com, written into a title of keywords with no separator ("Cosmetic Dentist Shawnee KS Richard M.
+ * Dervin DDS").
+ */
+function practitioner(domain: string, texts: string[]): string | undefined {
+  const label = matchKey(companyLabel(domain));
+  for (const text of texts) {
+    for (const match of text.matchAll(PRACTITIONER)) {
+      const surname = matchKey(match[1]!);
+      if (surname.length >= MIN_SURNAME_LETTERS && label.startsWith(surname)) return match[0];
+    }
+  }
+  return undefined;
 }
 
 function capitalizeWords(words: string[]): string {
