@@ -213,9 +213,6 @@ interface EntryIdentity {
 }
 
 function databaseWrites({ feeds, articles }: FeedWrites, feed: RssFeedRow, categoryIds: number[]): ImportWrites {
-  // A thousand entries written in one transaction: on SQLite every statement answers at once, so without turns
-  // the whole transaction would hold the event loop.
-  const turn = slicer();
   return {
     async setCriterion(criterion) {
       await feeds.setEntryKeyCriterion(feed.id, criterion);
@@ -226,13 +223,11 @@ function databaseWrites({ feeds, articles }: FeedWrites, feed: RssFeedRow, categ
     async insert(article, identity, hash, now) {
       const id = await articles.insert(article, categoryIds);
       await feeds.insertEntry({ feed_id: feed.id, ...identity, article_id: id, content_hash: hash, synced_at: now });
-      await turn();
       return id;
     },
     async update(previous, changes, identity, hash, now) {
       await articles.update(previous.article_id, changes, undefined);
       await feeds.updateEntry(previous.id, { ...identity, content_hash: hash, synced_at: now });
-      await turn();
     },
   };
 }
@@ -297,7 +292,11 @@ async function applyEntries(feed: RssFeedRow, entries: NormalizedEntry[], stored
   }
   const found = new StoredEntries(stored).match([...byKey.values()]);
 
+  // A thousand entries hashed, and written in one transaction: on SQLite every statement answers at once, and the
+  // dry run (no writes) awaits nothing, so without turns the loop would hold the event loop.
+  const turn = slicer();
   for (const entry of byKey.values()) {
+    await turn();
     // Unchanged entries are told by what the feed says, before any cleaning: they cost no sanitizing.
     const hash = entry.sourceHash;
     const previous = found.get(entry);
