@@ -575,8 +575,10 @@ export function nameFromTitleWithEvidence(title: string, domain: string, evidenc
   return backed?.part ?? practitioner(domain, [title, ...evidence.strong]) ?? null;
 }
 
-/** A professional's name and credential: "Richard M. Dervin DDS", "Dr. Jane Smith, DMD", "John Roe, Esq.". */
-// MD, DO, DC and OD only after a comma: without one, "… Baltimore MD" is a place.
+/**
+ * A professional's name and credential: "Richard M. Dervin DDS", "Dr. Jane Smith, DMD", "John Roe, Esq."; MD, DO, DC
+ * and OD only after a comma, as without one "… Baltimore MD" is a place.
+ */
 const PRACTITIONER =
   /(?:Dr\.?\s+)?\p{Lu}[\p{L}'’-]+\s+(?:\p{Lu}\.\s+)?(\p{Lu}[\p{L}'’-]+)(?:,\s*(?:MD|DO|DC|OD)|,?\s+(?:DDS|DMD|DVM|CPA|Esq\.?|Ph\.?D\.?))(?![\p{L}])/gu;
 const MIN_SURNAME_LETTERS = 4;

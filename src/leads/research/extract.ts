@@ -264,12 +264,7 @@ export function feedSiteName(title: string): string {
 }
 
 /** The registrable domain of the page's own address (og:url, canonical link) when it is another site's. */
-function otherSiteTheMetadataNames(
-  $: CheerioAPI,
-  metaValue: (...names: string[]) => string | undefined,
-  page: URL,
-  domain: string,
-): string | undefined {
+function ownAddressOnOtherSite($: CheerioAPI, metaValue: (...names: string[]) => string | undefined, page: URL, domain: string): string | undefined {
   for (const href of [metaValue('og:url'), $('link[rel~=canonical]').first().attr('href')]) {
     const url = absoluteHttpUrl(href, page);
     const site = url ? registrableDomain(new URL(url).hostname) : undefined;
@@ -541,7 +536,7 @@ export function extractCompany(html: string, pageUrl: string, options: ExtractOp
     ['title', metaValue('og:title')],
     ['title', metaValue('twitter:title')],
   ];
-  const otherSite = otherSiteTheMetadataNames($, metaValue, page, domain);
+  const otherSite = ownAddressOnOtherSite($, metaValue, page, domain);
   let name: string | null = null;
   let nameSource: NameSource | undefined;
   for (const [source, value] of nameSources) {
