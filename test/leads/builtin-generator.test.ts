@@ -376,6 +376,9 @@ describe('text helpers', () => {
       ['The Coyote Fund Acme is honored to announce the creation of the Coyote Fund. Learn more and help us.', undefined],
       ['Learn more 2025 Winners MEMBERSHIP HAVE YOUR VOICE COUNT!Join the Acme club and save.', undefined],
       ['DEDICATED TO QUALITY CARE IN MONTANAHealth Center OperationsTraining and technical assistance', undefined],
+      // A question asks the reader; it says nothing of what the company does.
+      ['Looking for people search? Acme is your people search answer.', 'Acme is your people search answer'],
+      ['Looking for people search?', undefined],
       // A brand written with a capital inside ("BeenVerified") is no text run together.
       ['BeenVerified is your people search and background check answer.', 'BeenVerified is your people search and background check answer'],
     ];

@@ -294,6 +294,8 @@ export function condenseDescription(text: string | null | undefined, options: Co
     .filter((s) => {
       const bare = s.replace(TRAILING_PUNCTUATION, '').trim();
       if (bare === '' || GREETING.test(bare) || THANKS.test(bare) || bare.toLowerCase() === company) return false;
+      // A question ("Looking for NYC apartments?") asks the reader; it says nothing of what the company does.
+      if (/[?？]\s*$/u.test(s)) return false;
       return isUnspaced(bare) ? Array.from(bare).length >= 6 : wordCount(bare) >= 3;
     });
   // A description that opens with news or with the page's navigation run together is no description at all: what
