@@ -276,8 +276,7 @@ const MAX_TRANSLITERATED_CHARS = 2000;
 
 function transliteratedToken(token: Token): Token {
   if (!NON_LATIN_LETTER.test(token.text)) return token;
-  const latin = latinSpelling(token.text);
-  return { ...token, key: matchKey(latin), andKey: matchKey(latin.replace(/&/g, 'and')) };
+  return { ...token, ...wordToken(latinSpelling(token.text)), text: token.text };
 }
 
 /** A word that is the site's address ("MotoClassifieds.US", "BlueDogInk.com") spells the domain's label. */

@@ -263,14 +263,20 @@ export function feedSiteName(title: string): string {
   return suffixed ? suffixed[1]!.trim() : '';
 }
 
+/** The page's own addresses, as its `og:url` and canonical link give them (absolute http(s) URLs). */
+function ownAddresses($: CheerioAPI, ogUrl: string | undefined, page: URL): URL[] {
+  return [ogUrl, $('link[rel~=canonical]').first().attr('href')]
+    .map((href) => absoluteHttpUrl(href, page))
+    .filter((url): url is string => url !== undefined)
+    .map((url) => new URL(url));
+}
+
 /** The registrable domain of the page's own address (og:url, canonical link) when it is another site's. */
 function ownAddressOnOtherSite($: CheerioAPI, metaValue: (...names: string[]) => string | undefined, page: URL, domain: string): string | undefined {
-  for (const href of [metaValue('og:url'), $('link[rel~=canonical]').first().attr('href')]) {
-    const url = absoluteHttpUrl(href, page);
-    const site = url ? registrableDomain(new URL(url).hostname) : undefined;
-    if (site && site !== registrableDomain(domain) && site !== registrableDomain(page.hostname)) return site;
-  }
-  return undefined;
+  const ours = [registrableDomain(domain), registrableDomain(page.hostname)];
+  return ownAddresses($, metaValue('og:url'), page)
+    .map((url) => registrableDomain(url.hostname))
+    .find((site) => !ours.includes(site));
 }
 
 /** The parts of a parsed node read for its text (the parser's nodes, typed here only as far as they are read). */
@@ -422,10 +428,7 @@ function isDatedArticle($: CheerioAPI, meta: Map<string, string[]>, jsonLdArticl
   // The page's own addresses (og:url, canonical): many home pages carry an article's tags by a theme's or an SEO
   // plugin's default (og:type "article", an article:published_time); a page whose own address is the site's root,
   // a language's root ("/de") or a section's index ("/news/index") is not taken for an article by them.
-  const addresses = [first('og:url'), $('link[rel~=canonical]').first().attr('href')]
-    .map((href) => absoluteHttpUrl(href, page))
-    .filter((url): url is string => url !== undefined)
-    .map((url) => new URL(url).pathname);
+  const addresses = ownAddresses($, first('og:url'), page).map((url) => url.pathname);
   const atHome = addresses.some((path) => HOME_PATH.test(path) || (INDEX_PATH.test(path) && !DATED_PATH.test(path)));
   if (first('article:published_time') || first('og:article:published_time')) return !atHome;
   const path = addresses[0];

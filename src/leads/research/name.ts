@@ -162,7 +162,8 @@ function scoreAgainst(text: string, domainKey: string): number {
     }
   }
   if (domainKey.length >= 3 && key.includes(domainKey)) return Math.max(30, 70 - (key.length - domainKey.length));
-  if (initialsOf(text).length >= 2 && initialsOf(text) === domainKey) return 60;
+  const initials = initialsOf(text);
+  if (initials.length >= 2 && initials === domainKey) return 60;
   // A firm's initials and its legal form: "Katz Banks Kumin LLP" for kbkllp.com.
   const written = LEGAL_FORMS.exec(text);
   const firmInitials = written ? initialsOf(text.slice(0, written.index)) : '';
